@@ -1,0 +1,161 @@
+// Quantized block layouts, byte for byte those of ggml (ggml/src/ggml-common.h),
+// so tensors in a GGUF file written by llama.cpp decode identically here.
+//
+// Conventions in the comments below: `f16` is an IEEE half stored as uint16_t
+// (convert with f16_to_f32 from core/half.h), q is the element's unsigned
+// code as stored, y is the decoded float. "Element i" counts from 0 within the
+// block. Multi-bit fields are little-endian as in ggml.
+//
+// Blocks are read through pointers to these structs, so a row must start at an
+// address aligned to alignof(block) (2, or 4 for BlockQ8_K); GGUF's 32-byte
+// tensor alignment and our arena give that.
+#pragma once
+
+#include <cstdint>
+
+namespace wllm {
+
+constexpr int kQK = 32;     // elements in a Q4_0/Q4_1/Q5_0/Q5_1/Q8_0/Q8_1 block
+constexpr int kQK_K = 256;  // elements in a K-quant super-block
+
+// Q4_0 {f16 d; u8 qs[16]}: qs[j] low nibble = element j, high nibble = j+16.
+// y = (q - 8) * d
+struct BlockQ4_0 {
+  uint16_t d;
+  uint8_t qs[kQK / 2];
+};
+static_assert(sizeof(BlockQ4_0) == 18, "block_q4_0 size");
+
+// Q4_1 {f16 d; f16 m; u8 qs[16]}: nibbles as Q4_0.  y = q * d + m
+struct BlockQ4_1 {
+  uint16_t d;
+  uint16_t m;
+  uint8_t qs[kQK / 2];
+};
+static_assert(sizeof(BlockQ4_1) == 20, "block_q4_1 size");
+
+// Q5_0 {f16 d; u8 qh[4]; u8 qs[16]}: low 4 bits as Q4_0, bit 4 of element i is
+// bit i of the little-endian u32 qh.  y = (q - 16) * d
+struct BlockQ5_0 {
+  uint16_t d;
+  uint8_t qh[4];
+  uint8_t qs[kQK / 2];
+};
+static_assert(sizeof(BlockQ5_0) == 22, "block_q5_0 size");
+
+// Q5_1 {f16 d; f16 m; u8 qh[4]; u8 qs[16]}: bits as Q5_0.  y = q * d + m
+struct BlockQ5_1 {
+  uint16_t d;
+  uint16_t m;
+  uint8_t qh[4];
+  uint8_t qs[kQK / 2];
+};
+static_assert(sizeof(BlockQ5_1) == 24, "block_q5_1 size");
+
+// Q8_0 {f16 d; i8 qs[32]}: qs[i] = element i.  y = q * d
+struct BlockQ8_0 {
+  uint16_t d;
+  int8_t qs[kQK];
+};
+static_assert(sizeof(BlockQ8_0) == 34, "block_q8_0 size");
+
+// Q8_1 {f16 d; f16 s; i8 qs[32]} (activations only): s = f16(d_f32 * Σ qs), with
+// d_f32 the scale before rounding to f16, as ggml.  y = q * d
+struct BlockQ8_1 {
+  uint16_t d;
+  uint16_t s;
+  int8_t qs[kQK];
+};
+static_assert(sizeof(BlockQ8_1) == 36, "block_q8_1 size");
+
+// Q2_K {u8 scales[16]; u8 qs[64]; f16 d; f16 dmin}: element i has sub-block
+// j = i/16 with scales[j] = sc | m << 4, and 2-bit q = (qs[32*(i/128) + i%32] >> 2*((i%128)/32)) & 3.
+// y = (d * sc) * q - dmin * m
+struct BlockQ2_K {
+  uint8_t scales[kQK_K / 16];
+  uint8_t qs[kQK_K / 4];
+  uint16_t d;
+  uint16_t dmin;
+};
+static_assert(sizeof(BlockQ2_K) == 84, "block_q2_K size");
+
+// Q3_K {u8 hmask[32]; u8 qs[64]; u8 scales[12]; f16 d}: low 2 bits as Q2_K, high
+// bit h = (hmask[i%32] >> i/32) & 1; sub-block j = i/16 has a 6-bit scale sc
+// packed as q3_K_scale() below.  y = (d * (sc - 32)) * (q2 - (h ? 0 : 4))
+struct BlockQ3_K {
+  uint8_t hmask[kQK_K / 8];
+  uint8_t qs[kQK_K / 4];
+  uint8_t scales[12];
+  uint16_t d;
+};
+static_assert(sizeof(BlockQ3_K) == 110, "block_q3_K size");
+
+// Q4_K {f16 d; f16 dmin; u8 scales[12]; u8 qs[128]}: sub-block j = i/32 has
+// 6-bit sc, m packed as k4_scale_min(); q = (qs[32*(i/64) + i%32] >> 4*((i%64)/32)) & 15.
+// y = (d * sc) * q - dmin * m
+struct BlockQ4_K {
+  uint16_t d;
+  uint16_t dmin;
+  uint8_t scales[12];
+  uint8_t qs[kQK_K / 2];
+};
+static_assert(sizeof(BlockQ4_K) == 144, "block_q4_K size");
+
+// Q5_K {f16 d; f16 dmin; u8 scales[12]; u8 qh[32]; u8 qs[128]}: as Q4_K plus
+// bit 4 of element i = (qh[i%32] >> i/32) & 1.  y = (d * sc) * q - dmin * m
+struct BlockQ5_K {
+  uint16_t d;
+  uint16_t dmin;
+  uint8_t scales[12];
+  uint8_t qh[kQK_K / 8];
+  uint8_t qs[kQK_K / 2];
+};
+static_assert(sizeof(BlockQ5_K) == 176, "block_q5_K size");
+
+// Q6_K {u8 ql[128]; u8 qh[64]; i8 scales[16]; f16 d}: for h = i/128, g = (i%128)/32,
+// l = i%32: low 4 bits = (ql[64h + 32*(g&1) + l] >> 4*(g>>1)) & 15, high 2 bits =
+// (qh[32h + l] >> 2g) & 3; sub-block j = i/16 has scale scales[j].
+// y = (d * scales[j]) * (q - 32)
+struct BlockQ6_K {
+  uint8_t ql[kQK_K / 2];
+  uint8_t qh[kQK_K / 4];
+  int8_t scales[kQK_K / 16];
+  uint16_t d;
+};
+static_assert(sizeof(BlockQ6_K) == 210, "block_q6_K size");
+
+// Q8_K {f32 d; i8 qs[256]; i16 bsums[16]} (activations only): bsums[j] = Σ of
+// qs[16j .. 16j+15], so K-quant dots get their min terms without touching qs.
+// y = q * d
+struct BlockQ8_K {
+  float d;
+  int8_t qs[kQK_K];
+  int16_t bsums[kQK_K / 16];
+};
+static_assert(sizeof(BlockQ8_K) == 292, "block_q8_K size");
+
+// Decoding the packed scales, shared by every ISA so there is one copy of it.
+
+// Q4_K/Q5_K: 6-bit scale and min of sub-block j (0..7) from the 12 scale bytes.
+// j < 4: sc = s[j] & 63, m = s[j+4] & 63; j >= 4: low 4 bits in s[j+4] (sc low
+// nibble, m high nibble), top 2 bits in the top bits of s[j-4] (sc) and s[j] (m).
+inline void k4_scale_min(const uint8_t s[12], int j, int* sc, int* m) {
+  if (j < 4) {
+    *sc = s[j] & 63;
+    *m = s[j + 4] & 63;
+  } else {
+    *sc = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
+    *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+  }
+}
+
+// Q3_K: 6-bit scale of sub-block j (0..15), still biased by 32. Low 4 bits are
+// the low (j < 8) or high (j >= 8) nibble of s[j % 8]; top 2 bits are bits
+// 2*(j/4) .. 2*(j/4)+1 of s[8 + j%4].
+inline int q3_K_scale(const uint8_t s[12], int j) {
+  const int low = j < 8 ? (s[j] & 15) : (s[j - 8] >> 4);
+  const int high = (s[8 + j % 4] >> (2 * (j / 4))) & 3;
+  return low | (high << 4);
+}
+
+}  // namespace wllm

@@ -1,0 +1,64 @@
+// THE table. One row per tensor type; see traits.h for what each column means.
+// The kernel columns hold the scalar reference (ref/); dispatch fills faster
+// ISA kernels in later. Activation-only types (Q8_1, Q8_K) have a to_float too,
+// so tests can check their quantizers; they have no dot.
+#include "quant/traits.h"
+
+#include <cctype>
+
+#include "quant/blocks.h"
+#include "quant/ref/ref.h"
+
+namespace wllm {
+namespace {
+
+constexpr TypeTraits kTable[] = {
+    // type              name    block bytes weight act_type          to_float             from_float             dot
+    {TensorType::kF32,  "f32",  1,   4,   true,  TensorType::kF32,  ref::to_float_f32,  ref::from_float_f32,  ref::dot_f32_f32},
+    {TensorType::kF16,  "f16",  1,   2,   true,  TensorType::kF32,  ref::to_float_f16,  ref::from_float_f16,  ref::dot_f16_f32},
+    {TensorType::kBF16, "bf16", 1,   2,   true,  TensorType::kF32,  ref::to_float_bf16, ref::from_float_bf16, ref::dot_bf16_f32},
+    {TensorType::kQ4_0, "q4_0", 32,  18,  true,  TensorType::kQ8_0, ref::to_float_q4_0, ref::from_float_q4_0, ref::dot_q4_0_q8_0},
+    {TensorType::kQ4_1, "q4_1", 32,  20,  true,  TensorType::kQ8_1, ref::to_float_q4_1, ref::from_float_q4_1, ref::dot_q4_1_q8_1},
+    {TensorType::kQ5_0, "q5_0", 32,  22,  true,  TensorType::kQ8_0, ref::to_float_q5_0, ref::from_float_q5_0, ref::dot_q5_0_q8_0},
+    {TensorType::kQ5_1, "q5_1", 32,  24,  true,  TensorType::kQ8_1, ref::to_float_q5_1, ref::from_float_q5_1, ref::dot_q5_1_q8_1},
+    {TensorType::kQ8_0, "q8_0", 32,  34,  true,  TensorType::kQ8_0, ref::to_float_q8_0, ref::from_float_q8_0, ref::dot_q8_0_q8_0},
+    {TensorType::kQ8_1, "q8_1", 32,  36,  false, TensorType::kQ8_1, ref::to_float_q8_1, ref::from_float_q8_1, nullptr},
+    {TensorType::kQ2_K, "q2_K", 256, 84,  true,  TensorType::kQ8_K, ref::to_float_q2_K, ref::from_float_q2_K, ref::dot_q2_K_q8_K},
+    {TensorType::kQ3_K, "q3_K", 256, 110, true,  TensorType::kQ8_K, ref::to_float_q3_K, ref::from_float_q3_K, ref::dot_q3_K_q8_K},
+    {TensorType::kQ4_K, "q4_K", 256, 144, true,  TensorType::kQ8_K, ref::to_float_q4_K, ref::from_float_q4_K, ref::dot_q4_K_q8_K},
+    {TensorType::kQ5_K, "q5_K", 256, 176, true,  TensorType::kQ8_K, ref::to_float_q5_K, ref::from_float_q5_K, ref::dot_q5_K_q8_K},
+    {TensorType::kQ6_K, "q6_K", 256, 210, true,  TensorType::kQ8_K, ref::to_float_q6_K, ref::from_float_q6_K, ref::dot_q6_K_q8_K},
+    {TensorType::kQ8_K, "q8_K", 256, 292, false, TensorType::kQ8_K, ref::to_float_q8_K, ref::from_float_q8_K, nullptr},
+};
+
+bool iequals(const char* a, const char* b) {
+  for (; *a && *b; ++a, ++b) {
+    if (std::tolower(static_cast<unsigned char>(*a)) != std::tolower(static_cast<unsigned char>(*b))) return false;
+  }
+  return *a == *b;
+}
+
+}  // namespace
+
+const TypeTraits* find_type_traits(uint32_t type) {
+  for (const TypeTraits& t : kTable) {
+    if (static_cast<uint32_t>(t.type) == type) return &t;
+  }
+  return nullptr;
+}
+
+const TypeTraits& type_traits(TensorType type) { return *find_type_traits(static_cast<uint32_t>(type)); }
+
+const TypeTraits* find_type_traits_by_name(const char* name) {
+  for (const TypeTraits& t : kTable) {
+    if (iequals(t.name, name)) return &t;
+  }
+  return nullptr;
+}
+
+const TypeTraits* all_type_traits(size_t* count) {
+  *count = sizeof(kTable) / sizeof(kTable[0]);
+  return kTable;
+}
+
+}  // namespace wllm
