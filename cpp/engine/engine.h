@@ -1,0 +1,114 @@
+// The engine: one loaded model plus its tokenizer, and the generation loop.
+// This is the API the CLI and the wasm binding call.
+//
+// Loading follows one path on every platform (design-notes §1), in three steps
+// so the caller can stream the file without holding it twice:
+//   1. begin_load(prefix, file_size): parse and check the header from the
+//      first bytes (kNeedMoreData => call again with a longer prefix), check
+//      the memory the model needs, allocate the arena for the tensor data;
+//   2. the caller copies file bytes [data_offset(), data_offset()+data_size())
+//      into data_destination() — from fetch, OPFS, fread or mmap;
+//   3. finish_load(): bind the tensors and allocate the runtime buffers.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "gguf/gguf.h"
+#include "model/config.h"
+#include "model/transformer.h"
+#include "runtime/thread_pool.h"
+#include "sampler/sampler.h"
+#include "tokenizer/tokenizer.h"
+
+namespace wllm {
+
+struct LoadOptions {
+  int n_ctx = 0;               // KV cache positions; 0: min(training context, 4096)
+  int n_threads = 0;           // 0: ThreadPool::default_threads()
+  uint64_t memory_limit = 0;   // bytes the model may use in all; 0: no limit
+};
+
+struct GenerateOptions {
+  SamplerParams sampling;
+  int max_tokens = 256;               // tokens to generate at most
+  std::vector<std::string> stop;      // stop strings (not included in the output)
+  bool add_special = true;            // add BOS etc. as the vocabulary asks
+  bool parse_special = true;          // control-token text in the prompt becomes control tokens
+};
+
+enum class StopReason { kMaxTokens, kEndOfGeneration, kStopString, kContextFull };
+const char* stop_reason_name(StopReason reason);
+
+struct GenerateStats {
+  int prompt_tokens = 0;
+  int generated_tokens = 0;
+  double prefill_seconds = 0;
+  double decode_seconds = 0;
+  StopReason stop_reason = StopReason::kMaxTokens;
+};
+
+// Receives generated text as it is produced: only whole UTF-8 characters.
+using TextCallback = std::function<void(std::string_view text)>;
+
+struct MemoryReport {
+  uint64_t weights = 0;    // the tensor-data arena
+  uint64_t kv_cache = 0;
+  uint64_t buffers = 0;    // activations and scratch
+  uint64_t total() const { return weights + kv_cache + buffers; }
+};
+
+class Engine {
+ public:
+  Engine();
+  ~Engine();
+
+  Status begin_load(std::span<const uint8_t> prefix, uint64_t file_size, const LoadOptions& options,
+                    uint64_t* needed_prefix_bytes = nullptr);
+  uint64_t data_offset() const { return file_ ? file_->data_offset() : 0; }
+  uint64_t data_size() const { return file_ ? file_->data_size() : 0; }
+  uint8_t* data_destination() { return arena_.get(); }
+  Status finish_load();
+  bool loaded() const { return model_ != nullptr; }
+
+  const GgufFile& file() const { return *file_; }
+  const ModelConfig& config() const { return config_; }
+  const Tokenizer& tokenizer() const { return *tokenizer_; }
+  Transformer& model() { return *model_; }
+  int n_ctx() const { return n_ctx_; }
+  int n_threads() const { return pool_ ? pool_->size() : 0; }
+  MemoryReport memory() const;
+
+  // Generates a continuation of `prompt`. Returns kContextFull if the prompt
+  // does not fit, kAborted if *abort became true (text produced so far has
+  // already been passed to on_text).
+  Result<GenerateStats> generate(std::string_view prompt, const GenerateOptions& options, const TextCallback& on_text,
+                                 const std::atomic<bool>* abort = nullptr);
+
+  // Evaluates `tokens` from position 0 and stores every position's
+  // next-token logits (tokens.size() x n_vocab) in *logits.
+  Status eval_logits(const std::vector<int32_t>& tokens, std::vector<float>* logits);
+
+ private:
+  struct ArenaDeleter {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<GgufFile> file_;
+  ModelConfig config_;
+  LoadOptions options_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<uint8_t, ArenaDeleter> arena_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<ModelWeights> weights_;
+  std::unique_ptr<Transformer> model_;
+  int n_ctx_ = 0;
+};
+
+}  // namespace wllm

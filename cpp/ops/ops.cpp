@@ -1,0 +1,101 @@
+#include "ops/ops.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/math.h"
+
+namespace wllm {
+
+float dot_f32(const float* a, const float* b, int64_t n) {
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int64_t i = 0; i < n; ++i) acc[i & 7] += a[i] * b[i];
+  return sum_lanes8(acc);
+}
+
+void rmsnorm(float* out, const float* x, const float* w, int64_t n, float eps) {
+  const float mean = dot_f32(x, x, n) / static_cast<float>(n);
+  const float scale = 1.0f / std::sqrt(mean + eps);  // sqrt is exact (IEEE) everywhere
+  if (w) {
+    for (int64_t i = 0; i < n; ++i) out[i] = (x[i] * scale) * w[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = x[i] * scale;
+  }
+}
+
+void softmax(float* x, int64_t n) {
+  float max = x[0];
+  for (int64_t i = 1; i < n; ++i) max = std::max(max, x[i]);
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = exp_f32(x[i] - max);
+    acc[i & 7] += x[i];
+  }
+  const float inv = 1.0f / sum_lanes8(acc);
+  for (int64_t i = 0; i < n; ++i) x[i] *= inv;
+}
+
+void swiglu(float* gate, const float* up, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) gate[i] = silu_f32(gate[i]) * up[i];
+}
+
+void add_to(float* y, const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] += x[i];
+}
+
+ActivationCache::ActivationCache(int64_t max_cols) {
+  // The widest activation format (Q8_1: 36 bytes per 32) stays under 1.2x f32.
+  buffer_.resize(static_cast<size_t>(plan_bytes(max_cols)));
+}
+
+const void* ActivationCache::convert(const float* x, int64_t n, const TypeTraits& weight) {
+  if (weight.act_type == TensorType::kF32) return x;
+  const TypeTraits& act = type_traits(weight.act_type);
+  act.from_float(x, buffer_.data(), n);
+  return buffer_.data();
+}
+
+void matvec(const Tensor& w, const float* x, float* out, ActivationCache& acts, ThreadPool& pool) {
+  const int64_t n = w.cols(), rows = w.rows(), stride = w.row_size();
+  const void* act = acts.convert(x, n, *w.traits);
+  const DotFn dot = w.traits->dot;
+  pool.run([&](int ith, int nth) {
+    int64_t begin, end;
+    split_range(rows, ith, nth, &begin, &end);
+    for (int64_t r = begin; r < end; ++r) out[r] = dot(n, w.data + r * stride, act);
+  });
+}
+
+void get_row(const Tensor& w, int64_t r, float* out) { w.traits->to_float(w.row(r), out, w.cols()); }
+
+void rope_angles(const RopeParams& p, int64_t pos, float* cos_sin) {
+  // As ggml's rope cache: θ starts at pos and is multiplied by base^(-2/n)
+  // per pair, in float, so the angles match llama.cpp's bit for bit.
+  const float theta_scale = static_cast<float>(pow_f64(p.freq_base, static_cast<double>(-2.0f / p.n_dims)));
+  float theta = static_cast<float>(pos);
+  for (int i = 0; i < p.n_dims / 2; ++i) {
+    const float factor = p.freq_factors ? p.freq_factors[i] : 1.0f;
+    const float angle = p.freq_scale * (theta / factor);
+    cos_sin[2 * i] = static_cast<float>(cos_f64(angle));
+    cos_sin[2 * i + 1] = static_cast<float>(sin_f64(angle));
+    theta *= theta_scale;
+  }
+}
+
+void rope_apply(const RopeParams& p, const float* cos_sin, float* x, int n_heads, int head_dim) {
+  const int half = p.n_dims / 2;
+  for (int h = 0; h < n_heads; ++h) {
+    float* v = x + static_cast<int64_t>(h) * head_dim;
+    for (int i = 0; i < half; ++i) {
+      const float c = cos_sin[2 * i], s = cos_sin[2 * i + 1];
+      // NeoX rotates element i with i + n/2; the original layout rotates 2i with 2i+1.
+      const int a = p.neox ? i : 2 * i;
+      const int b = p.neox ? i + half : 2 * i + 1;
+      const float x0 = v[a], x1 = v[b];
+      v[a] = x0 * c - x1 * s;
+      v[b] = x0 * s + x1 * c;
+    }
+  }
+}
+
+}  // namespace wllm

@@ -1,0 +1,65 @@
+// The numeric operations of a transformer forward pass. Each states its math
+// in one line. All are deterministic: fixed summation order, no FMA, own exp,
+// so every build (x86, ARM, wasm) computes the same bits.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ops/tensor.h"
+#include "runtime/thread_pool.h"
+
+namespace wllm {
+
+// Σ a[i]·b[i] over n floats with the engine's fixed 8-lane order.
+float dot_f32(const float* a, const float* b, int64_t n);
+
+// out = x / sqrt(mean(x²) + eps) · w        (w may be null: no gain)
+void rmsnorm(float* out, const float* x, const float* w, int64_t n, float eps);
+
+// x = softmax(x) in place, over n values.
+void softmax(float* x, int64_t n);
+
+// gate = silu(gate) · up, elementwise over n values (SwiGLU).
+void swiglu(float* gate, const float* up, int64_t n);
+
+// y += x over n values.
+void add_to(float* y, const float* x, int64_t n);
+
+// Converts activation vectors to the formats weights dot against, once per
+// product, into buffers allocated up front (nothing allocates per token).
+class ActivationCache {
+ public:
+  // Sizes the buffers for vectors of up to max_cols floats.
+  explicit ActivationCache(int64_t max_cols = 0);
+  // x converted to `act` (F32: x itself). Valid until the next call.
+  const void* convert(const float* x, int64_t n, const TypeTraits& weight);
+  int64_t bytes() const { return static_cast<int64_t>(buffer_.size()); }
+  static int64_t plan_bytes(int64_t max_cols) { return max_cols * 5 + 64; }
+
+ private:
+  std::vector<uint8_t> buffer_;
+};
+
+// out[r] = W[r,:] · x for every row r of w (w.cols() == length of x);
+// rows are split across the pool, each computed whole by one thread.
+void matvec(const Tensor& w, const float* x, float* out, ActivationCache& acts, ThreadPool& pool);
+
+// Dequantizes row `r` of w into out (w.cols() floats): embedding lookup.
+void get_row(const Tensor& w, int64_t r, float* out);
+
+// Rotary position embedding. cos/sin tables for one position are built once
+// per token (rope_angles) and applied to every head.
+struct RopeParams {
+  int n_dims = 0;            // leading dims of each head that rotate
+  float freq_base = 10000.f;
+  float freq_scale = 1.f;    // 1 / linear scaling factor
+  bool neox = false;         // pairs (i, i+n/2) instead of (2i, 2i+1)
+  const float* freq_factors = nullptr;  // rope_freqs tensor (n_dims/2), or null
+};
+// cos_sin[2i], cos_sin[2i+1] = cos θ_i, sin θ_i with θ_i = pos·scale·base^(-2i/n)/factor_i.
+void rope_angles(const RopeParams& p, int64_t pos, float* cos_sin);
+// Rotates n_heads heads of head_dim floats each, in place.
+void rope_apply(const RopeParams& p, const float* cos_sin, float* x, int n_heads, int head_dim);
+
+}  // namespace wllm

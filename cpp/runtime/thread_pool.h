@@ -1,0 +1,66 @@
+// A persistent pool of worker threads. Threads are created once (at model
+// load) and reused for every operation: in wasm they are Web Workers, and
+// creating one costs far more than a token. The caller's thread takes part as
+// thread 0, so a pool of size 1 runs everything inline with no threads at all.
+//
+// Work is split by the callee (see split_range) so a given output row is always
+// computed by exactly one thread, in full: results never depend on the thread
+// count (design-notes §2).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace wllm {
+
+class ThreadPool {
+ public:
+  using TaskFn = void (*)(void* ctx, int thread_index, int n_threads);
+
+  explicit ThreadPool(int n_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const { return n_threads_; }
+
+  // Runs fn(ctx, i, size()) for every i in [0, size()) and returns when all are done.
+  void run(TaskFn fn, void* ctx);
+
+  // Same for any callable f(int thread_index, int n_threads).
+  template <typename F>
+  void run(F&& f) {
+    run([](void* c, int i, int n) { (*static_cast<std::remove_reference_t<F>*>(c))(i, n); }, &f);
+  }
+
+  // A sensible default thread count for this machine: hardware threads, capped.
+  static int default_threads();
+
+ private:
+  void worker_loop(int index);
+
+  int n_threads_;
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
+  std::atomic<bool> stop_{false};
+  TaskFn fn_ = nullptr;
+  void* ctx_ = nullptr;
+};
+
+// The half-open range [begin, end) of n items that thread i of n_threads owns:
+// contiguous, balanced, and a function of (n, i, n_threads) only.
+inline void split_range(int64_t n, int thread_index, int n_threads, int64_t* begin, int64_t* end) {
+  const int64_t per = n / n_threads, extra = n % n_threads;
+  *begin = thread_index * per + (thread_index < extra ? thread_index : extra);
+  *end = *begin + per + (thread_index < extra ? 1 : 0);
+}
+
+}  // namespace wllm
