@@ -1,0 +1,79 @@
+// wasm-llm generate: streams a continuation of the prompt to stdout and a
+// one-line summary to stderr.
+#include <cstdio>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/model_file.h"
+
+namespace wllm::cli {
+namespace {
+
+Status run(int argc, char** argv) {
+  Args args(argc, argv, {"--no-special"});
+  WLLM_RETURN_IF_ERROR(args.status());
+  WLLM_RETURN_IF_ERROR(args.check_known({"-m", "--model", "-p", "--prompt", "-n", "--n-predict", "--temp", "--top-k",
+                                         "--top-p", "--min-p", "--repeat-penalty", "--repeat-last-n",
+                                         "--frequency-penalty", "--presence-penalty", "--seed", "-t", "--threads",
+                                         "-c", "--ctx", "--stop", "--no-special"}));
+  const std::string model = args.get_string({"-m", "--model"});
+  if (model.empty()) return Status::error(ErrorCode::kInvalidArgument, "missing -m FILE");
+  if (!args.has("-p") && !args.has("--prompt")) return Status::error(ErrorCode::kInvalidArgument, "missing -p TEXT");
+  const std::string prompt = args.get_string({"-p", "--prompt"});
+
+  GenerateOptions g;
+  SamplerParams& s = g.sampling;
+  WLLM_ASSIGN_OR_RETURN(const int64_t n, args.get_int({"-n", "--n-predict"}, 128));
+  WLLM_ASSIGN_OR_RETURN(const double temp, args.get_double({"--temp"}, s.temperature));
+  WLLM_ASSIGN_OR_RETURN(const int64_t top_k, args.get_int({"--top-k"}, s.top_k));
+  WLLM_ASSIGN_OR_RETURN(const double top_p, args.get_double({"--top-p"}, s.top_p));
+  WLLM_ASSIGN_OR_RETURN(const double min_p, args.get_double({"--min-p"}, s.min_p));
+  WLLM_ASSIGN_OR_RETURN(const double repeat, args.get_double({"--repeat-penalty"}, s.repeat_penalty));
+  WLLM_ASSIGN_OR_RETURN(const int64_t last_n, args.get_int({"--repeat-last-n"}, s.penalty_last_n));
+  WLLM_ASSIGN_OR_RETURN(const double freq, args.get_double({"--frequency-penalty"}, s.frequency_penalty));
+  WLLM_ASSIGN_OR_RETURN(const double presence, args.get_double({"--presence-penalty"}, s.presence_penalty));
+  WLLM_ASSIGN_OR_RETURN(const int64_t seed, args.get_int({"--seed"}, 0));
+  if (n < 0 || n > (1 << 24)) return Status::error(ErrorCode::kInvalidArgument, "-n must be 0 or more");
+  if (top_k < 0 || top_k > (1 << 24) || last_n < 0 || last_n > (1 << 24)) {
+    return Status::error(ErrorCode::kInvalidArgument, "--top-k and --repeat-last-n must be 0 or more");
+  }
+  g.max_tokens = static_cast<int>(n);
+  s.temperature = static_cast<float>(temp);
+  s.top_k = static_cast<int>(top_k);
+  s.top_p = static_cast<float>(top_p);
+  s.min_p = static_cast<float>(min_p);
+  s.repeat_penalty = static_cast<float>(repeat);
+  s.penalty_last_n = static_cast<int>(last_n);
+  s.frequency_penalty = static_cast<float>(freq);
+  s.presence_penalty = static_cast<float>(presence);
+  s.seed = static_cast<uint64_t>(seed);
+  g.parse_special = !args.has("--no-special");
+  const std::string stop = args.get_string({"--stop"});
+  if (!stop.empty()) g.stop.push_back(stop);
+
+  WLLM_ASSIGN_OR_RETURN(const LoadOptions load, load_options_from(args));
+  Engine engine;
+  WLLM_RETURN_IF_ERROR(load_model(model, load, &engine));
+
+  std::fwrite(prompt.data(), 1, prompt.size(), stdout);
+  std::fflush(stdout);
+  WLLM_ASSIGN_OR_RETURN(const GenerateStats st, engine.generate(prompt, g, [](std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  }));
+  std::fputc('\n', stdout);
+  const auto rate = [](int tokens, double seconds) { return seconds > 0 ? tokens / seconds : 0.0; };
+  std::fprintf(stderr, "prompt %d tokens, %.1f tok/s | generated %d tokens, %.1f tok/s | stop: %s | threads %d\n",
+               st.prompt_tokens, rate(st.prompt_tokens, st.prefill_seconds), st.generated_tokens,
+               rate(st.generated_tokens, st.decode_seconds), stop_reason_name(st.stop_reason), engine.n_threads());
+  return {};
+}
+
+}  // namespace
+
+int cmd_generate(int argc, char** argv) {
+  const Status s = run(argc, argv);
+  return s.ok() ? 0 : report_error(s.message().c_str());
+}
+
+}  // namespace wllm::cli

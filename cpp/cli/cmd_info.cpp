@@ -1,0 +1,81 @@
+// wasm-llm info: what a GGUF model file holds, read from its header only.
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/model_file.h"
+#include "model/transformer.h"
+#include "tokenizer/tokenizer.h"
+
+namespace wllm::cli {
+namespace {
+
+double mib(uint64_t bytes) { return bytes / 1048576.0; }
+
+Status run(int argc, char** argv) {
+  Args args(argc, argv, {});
+  WLLM_RETURN_IF_ERROR(args.status());
+  WLLM_RETURN_IF_ERROR(args.check_known({"-m", "--model", "-c", "--ctx"}));
+  const std::string path = args.get_string({"-m", "--model"});
+  if (path.empty()) return Status::error(ErrorCode::kInvalidArgument, "missing -m FILE");
+  WLLM_ASSIGN_OR_RETURN(const GgufFile file, read_gguf_header(path));
+
+  std::printf("file:          %s\n", path.c_str());
+  std::printf("format:        GGUF v%u, %zu metadata keys, %zu tensors, alignment %llu\n", file.version(),
+              file.kvs().size(), file.tensors().size(), static_cast<unsigned long long>(file.alignment()));
+  std::printf("size:          %.2f MiB (header %.2f MiB, tensor data %.2f MiB)\n", mib(file.file_size()),
+              mib(file.data_offset()), mib(file.data_size()));
+
+  // Tensor types: how many tensors and bytes of each.
+  std::map<std::string, std::pair<int, uint64_t>> by_type;
+  for (const GgufTensorInfo& t : file.tensors()) {
+    auto& e = by_type[type_traits(t.type).name];
+    ++e.first;
+    e.second += t.n_bytes;
+  }
+  for (const auto& [name, e] : by_type) {
+    std::printf("tensors:       %-5s %4d tensors, %.2f MiB\n", name.c_str(), e.first, mib(e.second));
+  }
+
+  Result<ModelConfig> config = load_config(file);
+  if (config.ok()) {
+    const ModelConfig& c = *config;
+    std::printf("architecture:  %s%s%s\n", c.arch_name.c_str(), c.name.empty() ? "" : " — ", c.name.c_str());
+    std::printf("shape:         dim %d, %d layers, %d heads (%d kv heads, head dim %d), ffn %d, vocab %d\n", c.dim,
+                c.n_layers, c.n_heads, c.n_kv_heads, c.head_dim, c.ffn_dim, c.n_vocab);
+    std::printf("rope:          %s, %d dims, base %g, scale %g%s\n", c.rope_neox ? "neox" : "normal", c.rope_dims,
+                c.rope_freq_base, c.rope_freq_scale, file.find_tensor("rope_freqs.weight") ? ", rope_freqs" : "");
+    std::printf("context:       %d (training)\n", c.n_ctx_train);
+    WLLM_ASSIGN_OR_RETURN(const int64_t ctx_arg, args.get_int({"-c", "--ctx"}, 0));
+    const int ctx = ctx_arg > 0 ? static_cast<int>(std::min<int64_t>(ctx_arg, c.n_ctx_train)) : std::min(c.n_ctx_train, 4096);
+    std::printf("memory:        weights %.2f MiB + KV cache %.2f MiB (f16, %d positions)\n", mib(file.data_size()),
+                mib(Transformer::plan_kv_cache_bytes(c, ctx)), ctx);
+    if (!file.find_tensor("output.weight")) std::printf("output:        tied to token_embd\n");
+  } else {
+    std::printf("architecture:  not loadable: %s\n", config.status().message().c_str());
+  }
+
+  Result<Tokenizer> tok = Tokenizer::from_gguf(file);
+  const auto model = file.get_string_or("tokenizer.ggml.model", "?");
+  const auto pre = file.get_string_or("tokenizer.ggml.pre", "default");
+  if (tok.ok()) {
+    std::printf("tokenizer:     %.*s (pre-tokenizer %.*s), %d tokens, bos %d, eos %d\n",
+                static_cast<int>(model.ok() ? model->size() : 1), model.ok() ? model->data() : "?",
+                static_cast<int>(pre.ok() ? pre->size() : 1), pre.ok() ? pre->data() : "?", tok->n_vocab(),
+                tok->bos(), tok->eos());
+  } else {
+    std::printf("tokenizer:     not loadable: %s\n", tok.status().message().c_str());
+  }
+  return {};
+}
+
+}  // namespace
+
+int cmd_info(int argc, char** argv) {
+  const Status s = run(argc, argv);
+  return s.ok() ? 0 : report_error(s.message().c_str());
+}
+
+}  // namespace wllm::cli

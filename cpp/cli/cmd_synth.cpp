@@ -1,0 +1,385 @@
+// wasm-llm synth: writes a random-weight model of a real shape with a real
+// tokenizer, for tests and benchmarks of shapes we have no weights for.
+//
+// Weights are a pure function of (--seed, tensor name, row, column), so the
+// file is identical for any thread count. Values are N(0, 1/fan_in)-like
+// (sum of four uniforms; sd 0.022 at TinyLlama's width), which keeps
+// activations O(1) in every layer; norms are 1 ± 5% (but see tied output_norm
+// in model_tensors). Each 2-D weight is then converted to --type with the same
+// rules and fallbacks as `quantize` (quant_plan.h).
+//
+// Tests compare next-token distributions between engines, so the model must
+// be peaked like a real one: with i.i.d. random logits over 32000 tokens the
+// top two are nearly tied at many positions, and the tiny rounding
+// differences any two engines have (llama.cpp's own attention paths disagree
+// in the 4th digit) flip the winner. So an untied output matrix is random
+// (logit sd kLogitStd) plus a bigram: output row j also holds the embedding of
+// token step·j+1 (mod vocab), so the current token, which the residual stream
+// carries to the last layer, lifts one successor's logit well above the rest.
+// At 256x4 that gives a top-1 probability around 0.9 (10% of the mass stays
+// spread over the vocabulary, so KL still measures every logit) and a top-2
+// gap above one logit at 99% of positions (measured against llama.cpp with
+// tests/reference/logits.test.mjs).
+#include <chrono>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/model_file.h"
+#include "cli/quant_plan.h"
+#include "gguf/gguf_writer.h"
+
+namespace wllm::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: wasm-llm synth --shape NAME|DIMS --type TYPE --vocab VOCAB.gguf -o OUT.gguf\n"
+    "                      [--arch llama|qwen2] [--seed S] [--ctx N] [--pure] [--threads N]\n"
+    "  NAME: stories15M, smollm2-135m, tinyllama-1.1b\n"
+    "  DIMS: DIMxLAYERS[:HEADS/KVHEADS[:FFN]], e.g. 256x2:4/2:512 (default heads dim/64,\n"
+    "        FFN 8/3·dim rounded up to 256)\n"
+    "  TYPE: %s\n";
+
+// Untied output: sd of the random part of the logits, and the bigram bonus a
+// hidden state equal to the current token's embedding would give its
+// successor (the real bonus scales with their cosine, ~0.45 at 256x4).
+constexpr float kLogitStd = 1.5f;
+constexpr float kBigramLogit = 26.0f;
+// Tied output (token_embd is the output matrix, no bigram possible): logit sd,
+// element sd of token_embd (this / sqrt(dim)), and the spread of log-normal
+// row scales, which make the top of the logits heavier-tailed than Gaussian
+// so near-ties are rarer.
+constexpr float kTiedLogitStd = 5.0f;
+constexpr float kTiedEmbedStd = 0.5f;
+constexpr float kRowScaleSpread = 0.5f;
+
+struct Shape {
+  std::string name;
+  int dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, ffn = 0, ctx = 2048;
+  float rope_base = 10000.0f;
+  bool tied = false;  // no output.weight: token_embd doubles as the output
+};
+
+bool iequals(const std::string& a, const char* b) {
+  if (a.size() != std::strlen(b)) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+// Reads a positive decimal at *p and advances past it.
+bool read_positive(const char** p, int* out) {
+  if (**p < '0' || **p > '9') return false;
+  long long v = 0;
+  while (**p >= '0' && **p <= '9') {
+    v = v * 10 + (**p - '0');
+    if (v > (1 << 24)) return false;
+    ++*p;
+  }
+  if (v == 0) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+Result<Shape> parse_shape(const std::string& spec) {
+  Shape s;
+  if (iequals(spec, "stories15M")) {
+    s = {"stories15M", 288, 6, 6, 6, 768, 256, 10000.0f, false};
+  } else if (iequals(spec, "smollm2-135m")) {
+    s = {"smollm2-135m", 576, 30, 9, 3, 1536, 8192, 100000.0f, true};
+  } else if (iequals(spec, "tinyllama-1.1b")) {
+    s = {"tinyllama-1.1b", 2048, 22, 32, 4, 5632, 2048, 10000.0f, false};
+  } else {
+    const Status bad = Status::error(ErrorCode::kInvalidArgument,
+                                     "--shape '%s' is neither a known name (stories15M, smollm2-135m, tinyllama-1.1b) "
+                                     "nor DIMxLAYERS[:HEADS/KVHEADS[:FFN]]",
+                                     spec.c_str());
+    const char* p = spec.c_str();
+    if (!read_positive(&p, &s.dim) || *p++ != 'x' || !read_positive(&p, &s.n_layers)) return bad;
+    // Defaults: 64-wide heads, no grouping, a SwiGLU width of about 8/3·dim
+    // rounded up to 256 so K-quants need no fallback.
+    s.n_heads = s.dim % 64 == 0 ? s.dim / 64 : 1;
+    s.n_kv_heads = s.n_heads;
+    s.ffn = (s.dim * 8 / 3 + 255) / 256 * 256;
+    if (*p == ':') {
+      ++p;
+      if (!read_positive(&p, &s.n_heads) || *p++ != '/' || !read_positive(&p, &s.n_kv_heads)) return bad;
+      if (*p == ':') {
+        ++p;
+        if (!read_positive(&p, &s.ffn)) return bad;
+      }
+    }
+    if (*p != '\0') return bad;
+    s.name = spec;
+  }
+  if (s.dim > 65536 || s.n_layers > 1024 || s.ffn > (1 << 20)) {
+    return Status::error(ErrorCode::kInvalidArgument, "--shape '%s' is too large", spec.c_str());
+  }
+  if (s.dim % s.n_heads != 0 || (s.dim / s.n_heads) % 2 != 0) {
+    return Status::error(ErrorCode::kInvalidArgument, "--shape '%s': %d heads must divide dim %d into even widths",
+                         spec.c_str(), s.n_heads, s.dim);
+  }
+  if (s.n_heads % s.n_kv_heads != 0) {
+    return Status::error(ErrorCode::kInvalidArgument, "--shape '%s': %d heads is not a multiple of %d kv heads",
+                         spec.c_str(), s.n_heads, s.n_kv_heads);
+  }
+  return s;
+}
+
+// splitmix64's finalizer: a cheap, well-mixed 64-bit hash.
+uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+uint64_t hash_name(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// exp(x) for |x| <= 4 by its Taylor series: plain IEEE operations in a fixed
+// order, so every libm and platform gives the same weights.
+double det_exp(double x) {
+  double term = 1.0, sum = 1.0;
+  for (int k = 1; k < 40; ++k) {
+    term = term * x / k;
+    sum += term;
+  }
+  return sum;
+}
+
+// Near-Gaussian N(0, 1) from 64 random bits: the sum of four 16-bit uniforms
+// (Irwin-Hall), centred and scaled by its sd, 65536·sqrt(4/12).
+float gauss(uint64_t z) {
+  const int32_t sum = static_cast<int32_t>(z & 0xffff) + static_cast<int32_t>((z >> 16) & 0xffff) +
+                      static_cast<int32_t>((z >> 32) & 0xffff) + static_cast<int32_t>(z >> 48) - 131070;
+  return static_cast<float>(sum) * (1.0f / 37837.23f);
+}
+
+// One tensor's values: kind, scale, and a seed derived from its name.
+struct Init {
+  enum Kind { kGauss, kNorm } kind;
+  float scale;  // standard deviation (kGauss) or relative spread (kNorm)
+  uint64_t seed;
+  int64_t row_len;
+  float row_spread = 0;  // > 0: rows scaled by exp(row_spread·N(0,1)), mean square kept
+  float center = 1;      // kNorm: values are center·(1 ± scale)
+  // != 0: row r also gets bigram_gain × row (r·bigram_step + 1) mod
+  // bigram_rows of bigram_source (a bijection: bigram_step is coprime).
+  float bigram_gain = 0;
+  std::shared_ptr<const Init> bigram_source;
+  int64_t bigram_rows = 1, bigram_step = 1;
+
+  int64_t bigram_row(int64_t r) const {
+    return static_cast<int64_t>((static_cast<uint64_t>(r) % bigram_rows * static_cast<uint64_t>(bigram_step) + 1) %
+                                static_cast<uint64_t>(bigram_rows));
+  }
+
+  // Row r: a counter-based stream, so any row can be made by any thread.
+  void row(int64_t r, float* dst) const {
+    const uint64_t row_seed = mix64(seed ^ mix64(static_cast<uint64_t>(r) + 0x9e3779b97f4a7c15ull));
+    float s = scale;
+    if (row_spread > 0) {
+      const double x = row_spread * gauss(mix64(row_seed ^ 0x5851f42d4c957f2dull));
+      s = static_cast<float>(scale * det_exp(x) * det_exp(-double(row_spread) * row_spread));
+    }
+    for (int64_t i = 0; i < row_len; ++i) {
+      const uint64_t z = mix64(row_seed + static_cast<uint64_t>(i) * 0x9e3779b97f4a7c15ull);
+      if (kind == kNorm) {
+        // 1 + scale·u with u uniform in [-1, 1).
+        const float u = static_cast<float>(static_cast<int32_t>(z >> 32) >> 8) * (1.0f / 8388608.0f);
+        dst[i] = center * (1.0f + s * u);
+      } else {
+        dst[i] = gauss(z) * s;
+      }
+    }
+    if (bigram_gain != 0) {
+      std::vector<float> src(static_cast<size_t>(row_len));
+      bigram_source->row(bigram_row(r), src.data());
+      for (int64_t i = 0; i < row_len; ++i) dst[i] += bigram_gain * src[i];
+    }
+  }
+};
+
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape;  // ne[0] first
+  Init init;
+};
+
+std::vector<TensorSpec> model_tensors(const Shape& s, bool qwen2, int64_t n_vocab, uint64_t seed) {
+  const int64_t dim = s.dim, head_dim = s.dim / s.n_heads;
+  const int64_t q_dim = s.n_heads * head_dim, kv_dim = s.n_kv_heads * head_dim;
+  std::vector<TensorSpec> out;
+  const auto add = [&](const std::string& name, std::vector<int64_t> shape, Init::Kind kind, float scale,
+                       float row_spread = 0, float center = 1) {
+    const int64_t row_len = shape[0];
+    Init init{};
+    init.kind = kind;
+    init.scale = scale;
+    init.seed = mix64(seed ^ hash_name(name));
+    init.row_len = row_len;
+    init.row_spread = row_spread;
+    init.center = center;
+    out.push_back({name, std::move(shape), std::move(init)});
+  };
+  const auto fan_in = [](int64_t n) { return 1.0f / std::sqrt(static_cast<float>(n)); };
+  const float out_scale = kLogitStd / std::sqrt(static_cast<float>(dim));
+  if (s.tied) {
+    // The embedding is also the output matrix, and the current token's own
+    // embedding in the residual stream adds ~|e|²/|h| to its own logit: with
+    // large embeddings (and heavy-tailed rows) the model just repeats tokens.
+    // Small embeddings keep that bonus under a nat; output_norm restores the
+    // logit scale (logit sd = kTiedLogitStd).
+    add("token_embd.weight", {dim, n_vocab}, Init::kGauss, kTiedEmbedStd * fan_in(dim), kRowScaleSpread);
+  } else {
+    add("token_embd.weight", {dim, n_vocab}, Init::kGauss, 1.0f);  // unit-RMS input embeddings
+  }
+  for (int l = 0; l < s.n_layers; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    add(p + "attn_norm.weight", {dim}, Init::kNorm, 0.05f);
+    add(p + "attn_q.weight", {dim, q_dim}, Init::kGauss, fan_in(dim));
+    add(p + "attn_k.weight", {dim, kv_dim}, Init::kGauss, fan_in(dim));
+    add(p + "attn_v.weight", {dim, kv_dim}, Init::kGauss, fan_in(dim));
+    if (qwen2) {
+      add(p + "attn_q.bias", {q_dim}, Init::kGauss, 0.1f);
+      add(p + "attn_k.bias", {kv_dim}, Init::kGauss, 0.1f);
+      add(p + "attn_v.bias", {kv_dim}, Init::kGauss, 0.1f);
+    }
+    add(p + "attn_output.weight", {q_dim, dim}, Init::kGauss, fan_in(q_dim));
+    add(p + "ffn_norm.weight", {dim}, Init::kNorm, 0.05f);
+    add(p + "ffn_gate.weight", {dim, s.ffn}, Init::kGauss, fan_in(dim));
+    add(p + "ffn_up.weight", {dim, s.ffn}, Init::kGauss, fan_in(dim));
+    add(p + "ffn_down.weight", {s.ffn, dim}, Init::kGauss, fan_in(s.ffn));
+  }
+  add("output_norm.weight", {dim}, Init::kNorm, 0.05f, 0, s.tied ? kTiedLogitStd / kTiedEmbedStd : 1.0f);
+  if (!s.tied) {
+    add("output.weight", {dim, n_vocab}, Init::kGauss, out_scale);
+    // Embedding and hidden state both have norm ~sqrt(dim).
+    Init& o = out.back().init;
+    o.bigram_source = std::make_shared<Init>(out.front().init);
+    o.bigram_rows = n_vocab;
+    o.bigram_step = 7919;
+    while (std::gcd(o.bigram_step, n_vocab) != 1) o.bigram_step += 2;
+    o.bigram_gain = kBigramLogit / static_cast<float>(dim);
+  }
+  return out;
+}
+
+Status run(int argc, char** argv) {
+  Args args(argc, argv, {"--pure"});
+  WLLM_RETURN_IF_ERROR(args.status());
+  WLLM_RETURN_IF_ERROR(args.check_known(
+      {"--shape", "--type", "--vocab", "-o", "--output", "--arch", "--seed", "--ctx", "--pure", "-t", "--threads"}));
+  const std::string shape_spec = args.get_string({"--shape"});
+  const std::string type_name = args.get_string({"--type"});
+  const std::string vocab_path = args.get_string({"--vocab"});
+  const std::string out_path = args.get_string({"-o", "--output"});
+  if (shape_spec.empty() || type_name.empty() || vocab_path.empty() || out_path.empty() ||
+      !args.positionals().empty()) {
+    std::fprintf(stderr, kUsage, quant_scheme_names().c_str());
+    return Status::error(ErrorCode::kInvalidArgument, "synth needs --shape, --type, --vocab and -o (and nothing else)");
+  }
+  WLLM_ASSIGN_OR_RETURN(Shape shape, parse_shape(shape_spec));
+  const QuantScheme* scheme = find_quant_scheme(type_name);
+  if (!scheme) {
+    return Status::error(ErrorCode::kInvalidArgument, "unknown --type '%s' (known: %s)", type_name.c_str(),
+                         quant_scheme_names().c_str());
+  }
+  const std::string arch = args.get_string({"--arch"}, "llama");
+  if (arch != "llama" && arch != "qwen2") {
+    return Status::error(ErrorCode::kInvalidArgument, "--arch must be llama or qwen2, got '%s'", arch.c_str());
+  }
+  const bool qwen2 = arch == "qwen2";
+  WLLM_ASSIGN_OR_RETURN(const int64_t seed, args.get_int({"--seed"}, 1));
+  WLLM_ASSIGN_OR_RETURN(const int64_t ctx, args.get_int({"--ctx"}, shape.ctx));
+  if (ctx < 1 || ctx > (1 << 24)) return Status::error(ErrorCode::kInvalidArgument, "--ctx must be 1 to 2^24");
+  shape.ctx = static_cast<int>(ctx);
+  WLLM_ASSIGN_OR_RETURN(const int64_t threads, args.get_int({"-t", "--threads"}, ThreadPool::default_threads()));
+  if (threads < 1 || threads > 256) return Status::error(ErrorCode::kInvalidArgument, "--threads must be 1 to 256");
+
+  const auto t0 = std::chrono::steady_clock::now();
+  WLLM_ASSIGN_OR_RETURN(const GgufFile vocab, read_gguf_header(vocab_path));
+  WLLM_ASSIGN_OR_RETURN(const GgufArray* tokens, vocab.get_array("tokenizer.ggml.tokens"));
+  const int64_t n_vocab = static_cast<int64_t>(tokens->size());
+  if (n_vocab < 1 || n_vocab > (1 << 24)) {
+    return Status::error(ErrorCode::kBadFile, "%s: vocabulary of %lld tokens is out of range", vocab_path.c_str(),
+                         static_cast<long long>(n_vocab));
+  }
+
+  GgufWriter w;
+  const std::string& a = arch;
+  const int head_dim = shape.dim / shape.n_heads;
+  WLLM_RETURN_IF_ERROR(w.set_string("general.architecture", a));
+  WLLM_RETURN_IF_ERROR(w.set_string("general.name", "synth-" + shape.name));
+  WLLM_RETURN_IF_ERROR(w.set_u32("general.file_type", scheme->ftype));
+  WLLM_RETURN_IF_ERROR(w.set_u32("general.alignment", 32));
+  if (type_traits(scheme->base).block_size > 1) WLLM_RETURN_IF_ERROR(w.set_u32("general.quantization_version", 2));
+  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".context_length", static_cast<uint32_t>(shape.ctx)));
+  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".embedding_length", static_cast<uint32_t>(shape.dim)));
+  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".block_count", static_cast<uint32_t>(shape.n_layers)));
+  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".feed_forward_length", static_cast<uint32_t>(shape.ffn)));
+  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".attention.head_count", static_cast<uint32_t>(shape.n_heads)));
+  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".attention.head_count_kv", static_cast<uint32_t>(shape.n_kv_heads)));
+  WLLM_RETURN_IF_ERROR(w.set_f32(a + ".attention.layer_norm_rms_epsilon", qwen2 ? 1e-6f : 1e-5f));
+  WLLM_RETURN_IF_ERROR(w.set_f32(a + ".rope.freq_base", shape.rope_base));
+  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".rope.dimension_count", static_cast<uint32_t>(head_dim)));
+  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".vocab_size", static_cast<uint32_t>(n_vocab)));
+  for (const GgufKV& kv : vocab.kvs()) {
+    if (kv.key.starts_with("tokenizer.")) WLLM_RETURN_IF_ERROR(w.copy_kv(kv));
+  }
+
+  const std::vector<TensorSpec> specs = model_tensors(shape, qwen2, n_vocab, static_cast<uint64_t>(seed));
+  std::vector<std::string> names;
+  for (const TensorSpec& t : specs) names.push_back(t.name);
+  QuantPlanner planner(*scheme, args.has("--pure"), names);
+  ThreadPool pool(static_cast<int>(threads));
+  int n_fallback = 0;
+  for (const TensorSpec& t : specs) {
+    const TensorChoice c = planner.choose(t.name, static_cast<int>(t.shape.size()), t.shape[0]);
+    const TypeTraits& to = type_traits(c.type);
+    WLLM_RETURN_IF_ERROR(check_kernels(to, true, false));
+    if (c.fell_back()) {
+      ++n_fallback;
+      std::fprintf(stderr, "fallback: %-28s row length %lld is not a multiple of %lld (%s) -> %s\n", t.name.c_str(),
+                   static_cast<long long>(t.shape[0]), static_cast<long long>(type_traits(c.wanted).block_size),
+                   type_traits(c.wanted).name, to.name);
+    }
+    int64_t n_rows = 1;
+    for (size_t d = 1; d < t.shape.size(); ++d) n_rows *= t.shape[d];
+    RowSource src;
+    src.row = [init = t.init](int64_t r, float* dst) { init.row(r, dst); };
+    WLLM_RETURN_IF_ERROR(
+        w.add_tensor(t.name, to.type, t.shape, make_row_producer(to, t.shape[0], n_rows, std::move(src), &pool)));
+  }
+  WLLM_RETURN_IF_ERROR(w.write_file(out_path));
+
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr,
+               "synth %s (%s, dim %d, %d layers, %d/%d heads, ffn %d, ctx %d, vocab %lld%s) as %s%s: %s in %.1f s, "
+               "%d fallback tensors\n",
+               out_path.c_str(), arch.c_str(), shape.dim, shape.n_layers, shape.n_heads, shape.n_kv_heads, shape.ffn,
+               shape.ctx, static_cast<long long>(n_vocab), shape.tied ? ", tied" : "", scheme->name,
+               args.has("--pure") ? " (pure)" : "", format_bytes(w.file_size()).c_str(), secs, n_fallback);
+  return {};
+}
+
+}  // namespace
+
+int cmd_synth(int argc, char** argv) {
+  const Status s = run(argc, argv);
+  return s.ok() ? 0 : report_error(s.message().c_str());
+}
+
+}  // namespace wllm::cli

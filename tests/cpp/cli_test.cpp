@@ -1,0 +1,254 @@
+// `wasm-llm quantize` and `wasm-llm synth`, run as the built binary (it sits
+// next to this test executable) on real and synthetic models; the results are
+// read back with the GGUF reader. CMake builds the binary before this test.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gguf/gguf.h"
+#include "quant/traits.h"
+
+namespace wllm {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+std::string binary_path() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "";
+  std::string self(buf, static_cast<size_t>(n));
+  return self.substr(0, self.rfind('/') + 1) + "wasm-llm";
+}
+
+std::string models() { return WLLM_SHARED_MODELS; }
+// CTest runs each test case as its own process, in parallel: the pid keeps
+// their scratch files apart.
+std::string tmp(const std::string& name) {
+  return ::testing::TempDir() + "wllm_cli_test_" + std::to_string(getpid()) + "_" + name;
+}
+
+Bytes read_all(const std::string& path) {
+  Bytes out;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return out;
+  uint8_t buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) out.insert(out.end(), buf, buf + n);
+  std::fclose(f);
+  return out;
+}
+
+struct RunResult {
+  int exit_code;
+  std::string err;  // stderr
+};
+
+// Runs `wasm-llm ARGS`, capturing stderr.
+RunResult run(const std::string& args) {
+  const std::string err_path = tmp("stderr.txt");
+  const std::string cmd = binary_path() + " " + args + " >/dev/null 2>" + err_path;
+  const int status = std::system(cmd.c_str());
+  const Bytes err = read_all(err_path);
+  std::remove(err_path.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(err.begin(), err.end())};
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(access(binary_path().c_str(), X_OK), 0) << binary_path() << " is not built";
+    ASSERT_EQ(access((models() + "/stories260K.gguf").c_str(), R_OK), 0) << "../shared/models is missing";
+  }
+};
+
+struct Model {
+  Bytes bytes;
+  GgufFile file;
+  const GgufTensorInfo& tensor(const char* name) const {
+    const GgufTensorInfo* t = file.find_tensor(name);
+    EXPECT_NE(t, nullptr) << name;
+    return *t;
+  }
+  std::vector<float> floats(const char* name) const {
+    const GgufTensorInfo& t = tensor(name);
+    std::vector<float> out(static_cast<size_t>(t.n_elements()));
+    type_traits(t.type).to_float(bytes.data() + file.data_offset() + t.offset, out.data(), t.n_elements());
+    return out;
+  }
+};
+
+Model load(const std::string& path) {
+  Model m;
+  m.bytes = read_all(path);
+  Result<GgufFile> r = GgufFile::parse(m.bytes);
+  EXPECT_TRUE(r.ok()) << path << ": " << r.status().message();
+  if (r.ok()) m.file = std::move(r).value();
+  return m;
+}
+
+const char* type_name(const Model& m, const char* tensor) { return type_traits(m.tensor(tensor).type).name; }
+
+TEST_F(Cli, QuantizeStories260KToQ4KMFollowsLlamaCppRules) {
+  const std::string out = tmp("st_q4_K_M.gguf");
+  const RunResult r = run("quantize " + models() + "/stories260K.gguf " + out + " q4_K_M --threads 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Model in = load(models() + "/stories260K.gguf");
+  const Model q = load(out);
+  EXPECT_EQ(*q.file.get_uint("general.file_type"), 15u);  // LLAMA_FTYPE_MOSTLY_Q4_K_M
+  // Every key is copied; quantization_version and file_type may be added.
+  for (const GgufKV& kv : in.file.kvs()) EXPECT_NE(q.file.find(kv.key), nullptr) << kv.key;
+  EXPECT_EQ(q.file.get_array("tokenizer.ggml.tokens").value()->string_at(100),
+            in.file.get_array("tokenizer.ggml.tokens").value()->string_at(100));
+  // dim 64 cannot hold a 256-block: q4_K -> q5_0, q6_K -> q8_0; ffn 172 holds no block -> f16.
+  EXPECT_STREQ(type_name(q, "token_embd.weight"), "q5_0");
+  EXPECT_STREQ(type_name(q, "output.weight"), "q8_0");
+  EXPECT_STREQ(type_name(q, "blk.0.attn_v.weight"), "q5_0");
+  EXPECT_STREQ(type_name(q, "blk.2.attn_v.weight"), "q8_0");  // use_more_bits layer: q6_K, then fallback
+  EXPECT_STREQ(type_name(q, "blk.4.attn_v.weight"), "q8_0");
+  EXPECT_STREQ(type_name(q, "blk.1.ffn_down.weight"), "f16");
+  EXPECT_STREQ(type_name(q, "blk.0.attn_norm.weight"), "f32");
+  EXPECT_NE(r.err.find("fallback: blk.0.attn_q.weight"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-> f16"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, QuantizedWeightsStayCloseToTheOriginal) {
+  const std::string out = tmp("st_q8_0.gguf");
+  const RunResult r = run("quantize " + models() + "/stories260K.gguf " + out + " q8_0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Model in = load(models() + "/stories260K.gguf");
+  const Model q = load(out);
+  EXPECT_EQ(*q.file.get_uint("general.file_type"), 7u);
+  EXPECT_STREQ(type_name(q, "blk.3.attn_q.weight"), "q8_0");
+  const std::vector<float> a = in.floats("blk.3.attn_q.weight");
+  const std::vector<float> b = q.floats("blk.3.attn_q.weight");
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t blk = 0; blk < a.size() / 32; ++blk) {
+    float amax = 0;
+    for (size_t i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(a[blk * 32 + i]));
+    for (size_t i = 0; i < 32; ++i) {
+      // Half a step of amax/127, plus the f16 rounding of the scale.
+      ASSERT_NEAR(a[blk * 32 + i], b[blk * 32 + i], amax / 127 * 0.5f + amax * 1e-3f) << blk * 32 + i;
+    }
+  }
+  // f16 ffn_down (172 columns) is the original rounded to half precision.
+  const std::vector<float> d0 = in.floats("blk.0.ffn_down.weight");
+  const std::vector<float> d1 = q.floats("blk.0.ffn_down.weight");
+  for (size_t i = 0; i < d0.size(); ++i) ASSERT_NEAR(d0[i], d1[i], std::fabs(d0[i]) * 1e-3f + 1e-7f);
+}
+
+TEST_F(Cli, EveryTypeQuantizesAndRequantizes) {
+  // f32 -> every type, and q8_0 -> every type (dequantize then quantize).
+  const std::string q8 = tmp("src_q8_0.gguf");
+  ASSERT_EQ(run("quantize " + models() + "/stories260K.gguf " + q8 + " q8_0").exit_code, 0);
+  for (const char* type : {"f32", "f16", "bf16", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_K", "q3_K", "q4_K",
+                           "q5_K", "q6_K", "q3_K_M", "q3_K_L", "q4_K_S", "q4_K_M", "q5_K_M"}) {
+    for (const std::string& src : {models() + "/stories260K.gguf", q8}) {
+      const std::string out = tmp(std::string("any_") + type + ".gguf");
+      const RunResult r = run("quantize " + src + " " + out + " " + type);
+      ASSERT_EQ(r.exit_code, 0) << type << ": " << r.err;
+      const Model m = load(out);
+      EXPECT_EQ(m.file.tensors().size(), 48u) << type;
+      std::remove(out.c_str());
+    }
+  }
+}
+
+TEST_F(Cli, SynthIsDeterministicAndThreadCountFree) {
+  const std::string vocab = models() + "/vocab/ggml-vocab-llama-spm.gguf";
+  const std::string a = tmp("synth_a.gguf"), b = tmp("synth_b.gguf"), c = tmp("synth_c.gguf");
+  const std::string args = "synth --shape 256x2:4/2:512 --type q4_K_M --vocab " + vocab;
+  ASSERT_EQ(run(args + " -o " + a + " --seed 7 --threads 1").exit_code, 0);
+  ASSERT_EQ(run(args + " -o " + b + " --seed 7 --threads 2").exit_code, 0);
+  ASSERT_EQ(run(args + " -o " + c + " --seed 8 --threads 2").exit_code, 0);
+  const Bytes x = read_all(a), y = read_all(b), z = read_all(c);
+  ASSERT_FALSE(x.empty());
+  EXPECT_TRUE(x == y);
+  EXPECT_EQ(x.size(), z.size());
+  EXPECT_FALSE(x == z);
+
+  const Model m = load(a);
+  EXPECT_EQ(*m.file.get_string("general.architecture"), "llama");
+  EXPECT_EQ(*m.file.get_uint("llama.embedding_length"), 256u);
+  EXPECT_EQ(*m.file.get_uint("llama.block_count"), 2u);
+  EXPECT_EQ(*m.file.get_uint("llama.attention.head_count"), 4u);
+  EXPECT_EQ(*m.file.get_uint("llama.attention.head_count_kv"), 2u);
+  EXPECT_EQ(*m.file.get_uint("llama.feed_forward_length"), 512u);
+  EXPECT_EQ(*m.file.get_uint("llama.rope.dimension_count"), 64u);
+  EXPECT_EQ(*m.file.get_uint("general.file_type"), 15u);
+  EXPECT_EQ(m.file.get_array("tokenizer.ggml.tokens").value()->size(), 32000u);
+  EXPECT_EQ(*m.file.get_string("tokenizer.ggml.model"), "llama");
+  EXPECT_EQ(m.tensor("token_embd.weight").ne[1], 32000);
+  EXPECT_STREQ(type_name(m, "output.weight"), "q6_K");
+  EXPECT_STREQ(type_name(m, "blk.0.attn_q.weight"), "q4_K");
+  EXPECT_STREQ(type_name(m, "blk.1.attn_v.weight"), "q6_K");  // use_more_bits(1, 2)
+  EXPECT_STREQ(type_name(m, "blk.0.attn_v.weight"), "q4_K");
+  EXPECT_STREQ(type_name(m, "blk.1.ffn_down.weight"), "q6_K");
+  // Norms near 1, weights near N(0, 1/fan_in).
+  const std::vector<float> norm = m.floats("blk.0.attn_norm.weight");
+  for (float v : norm) ASSERT_NEAR(v, 1.0f, 0.051f);
+  const std::vector<float> q = m.floats("blk.0.attn_q.weight");
+  double sum = 0, sum2 = 0;
+  for (float v : q) sum += v, sum2 += double(v) * v;
+  const double mean = sum / q.size(), sd = std::sqrt(sum2 / q.size() - mean * mean);
+  EXPECT_NEAR(mean, 0.0, 0.002);
+  EXPECT_NEAR(sd, 1.0 / 16, 0.006);
+  for (const std::string& p : {a, b, c}) std::remove(p.c_str());
+}
+
+TEST_F(Cli, SynthQwen2TiedAndPure) {
+  const std::string out = tmp("synth_qwen2.gguf");
+  const RunResult r = run("synth --shape smollm2-135m --arch qwen2 --type q8_0 --pure --ctx 512 --vocab " + models() +
+                    "/vocab/ggml-vocab-starcoder.gguf -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Model m = load(out);
+  EXPECT_EQ(*m.file.get_string("general.architecture"), "qwen2");
+  EXPECT_EQ(*m.file.get_uint("qwen2.context_length"), 512u);
+  EXPECT_EQ(*m.file.get_uint("qwen2.block_count"), 30u);
+  EXPECT_EQ(*m.file.get_float("qwen2.rope.freq_base"), 100000.0f);
+  EXPECT_EQ(m.file.get_array("tokenizer.ggml.tokens").value()->size(), 49152u);
+  EXPECT_EQ(m.file.find_tensor("output.weight"), nullptr);  // tied embeddings
+  EXPECT_STREQ(type_name(m, "token_embd.weight"), "q8_0");
+  EXPECT_STREQ(type_name(m, "blk.29.attn_k.bias"), "f32");
+  EXPECT_EQ(m.tensor("blk.29.attn_k.bias").ne[0], 192);
+  std::remove(out.c_str());
+}
+
+TEST_F(Cli, BadArgumentsFailWithAMessage) {
+  const std::string st = models() + "/stories260K.gguf";
+  const std::string vocab = models() + "/vocab/ggml-vocab-llama-spm.gguf";
+  const std::string out = tmp("never.gguf");
+  const struct {
+    std::string args;
+    const char* message;
+  } cases[] = {
+      {"quantize " + st + " " + out + " q9_9", "unknown type 'q9_9'"},
+      {"quantize " + st + " " + out, "IN.gguf OUT.gguf TYPE"},
+      {"quantize /nonexistent.gguf " + out + " q8_0", "/nonexistent.gguf"},
+      {"quantize " + st + " " + st + " q8_0", "is the input file"},
+      {"quantize " + vocab + " " + out + " q8_0 --bogus 1", "unknown option '--bogus'"},
+      {"synth --shape 100x2:3/1 --type q8_0 --vocab " + vocab + " -o " + out, "heads must divide"},
+      {"synth --shape 256x2:4/3 --type q8_0 --vocab " + vocab + " -o " + out, "not a multiple of 3 kv heads"},
+      {"synth --shape big --type q8_0 --vocab " + vocab + " -o " + out, "--shape 'big'"},
+      {"synth --shape 256x2 --type q8_0 --vocab " + st + ".missing -o " + out, "missing"},
+      {"synth --shape 256x2 --type q8_0 --vocab " + vocab + " -o " + out + " --arch gpt2", "--arch"},
+      {"synth --shape 256x2 --type q8_0 --vocab " + vocab + " -o /nonexistent-dir/x.gguf", "cannot create"},
+      {"synth --shape 256x2 --vocab " + vocab + " -o " + out, "synth needs"},
+  };
+  for (const auto& c : cases) {
+    const RunResult r = run(c.args);
+    EXPECT_NE(r.exit_code, 0) << c.args;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find("error: "), std::string::npos) << c.args << "\n" << r.err;
+  }
+  EXPECT_EQ(access(out.c_str(), F_OK), -1);
+}
+
+}  // namespace
+}  // namespace wllm
