@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what building and testing wasm-llm needs on a Debian machine:
+# the C++ toolchain and GoogleTest from apt, and the npm dev dependencies.
+# Idempotent and quick when everything is already there.
+#   --no-npm   skip the npm dependencies (the native build needs none)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+with_npm=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-npm) with_npm=0 ;;
+    *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+apt_packages=(cmake g++ make libgtest-dev)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]} with apt-get"
+  sudo_cmd=()
+  [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ "$with_npm" = 1 ]; then
+  # npm ci when node_modules is missing or older than the lock file.
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    echo "setup: npm ci"
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+fi

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['tests/reference/**/*.test.mjs'],
+    // node-llama-cpp is a native addon: run test files in child processes.
+    pool: 'forks',
+    fileParallelism: false,
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
+  },
+});
