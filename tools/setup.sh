@@ -28,9 +28,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "$with_npm" = 1 ]; then
-  # npm ci when node_modules is missing or older than the lock file.
+  # Install from the lock file when node_modules is missing or older than it.
+  # Not `npm ci`: node-llama-cpp 3.22.1 lists optional per-platform packages
+  # that were never published (mac, win, riscv64), and `npm ci` rejects a
+  # lock file without them; `npm install` skips them and follows the lock.
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    echo "setup: npm ci"
-    npm ci --no-audit --no-fund --loglevel=error
+    echo "setup: npm install (from package-lock.json)"
+    npm install --no-save --no-audit --no-fund --loglevel=error
   fi
 fi
