@@ -33,7 +33,7 @@ async function tokensFor(modelPath) {
 async function compare(label, modelPath) {
   const tokens = await tokensFor(modelPath);
   const ref = await referenceLogits(modelPath, tokens);
-  const ours = await ourLogits(modelPath, tokens, join(modelCache, `${label}.logits.f32`));
+  const ours = await ourLogits(modelPath, tokens, join(modelCache, `${label.replace(/\W+/g, '-')}.logits.f32`));
   const r = { label, ...compareDistributions(ref, ours) };
   results.push(r);
   return r;

@@ -66,6 +66,7 @@ function toFloat32(logits, nVocab) {
 
 // Our next-token logits at every position (the CLI's `logits` command).
 export async function ourLogits(modelPath, tokens, outPath) {
+  mkdirSync(dirname(outPath), { recursive: true });
   await runCli(['logits', '-m', modelPath, '--tokens', tokens.join(','), '-o', outPath, '--threads', '2']);
   const bytes = readFileSync(outPath);
   const all = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
