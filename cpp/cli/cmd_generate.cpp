@@ -62,6 +62,7 @@ Status run(int argc, char** argv) {
     std::fflush(stdout);
   }));
   std::fputc('\n', stdout);
+  std::fflush(stdout);  // before the summary on stderr, which is unbuffered
   const auto rate = [](int tokens, double seconds) { return seconds > 0 ? tokens / seconds : 0.0; };
   std::fprintf(stderr, "prompt %d tokens, %.1f tok/s | generated %d tokens, %.1f tok/s | stop: %s | threads %d\n",
                st.prompt_tokens, rate(st.prompt_tokens, st.prefill_seconds), st.generated_tokens,

@@ -102,7 +102,9 @@ Result<LoadOptions> load_options_from(const Args& args) {
   WLLM_ASSIGN_OR_RETURN(const int64_t threads, args.get_int({"-t", "--threads"}, 0));
   WLLM_ASSIGN_OR_RETURN(const int64_t ctx, args.get_int({"-c", "--ctx"}, 0));
   if (threads < 0 || threads > 256) return Status::error(ErrorCode::kInvalidArgument, "--threads must be 1 to 256");
-  if (ctx < 0 || ctx > (1 << 24)) return Status::error(ErrorCode::kInvalidArgument, "--ctx must be positive");
+  if (ctx < 0 || ctx > (1 << 24)) {
+    return Status::error(ErrorCode::kInvalidArgument, "--ctx must be between 1 and 16777216 (0: the model's default)");
+  }
   o.n_threads = static_cast<int>(threads);
   o.n_ctx = static_cast<int>(ctx);
   return o;
