@@ -44,6 +44,8 @@ inline void unpack_4bit(const uint8_t qs[128], int8_t q[kQK_K]) {
   }
 }
 
+inline void unpack_q4_K(const BlockQ4_K& b, int8_t q[kQK_K]) { unpack_4bit(b.qs, q); }
+
 inline void unpack_q5_K(const BlockQ5_K& b, int8_t q[kQK_K]) {
   unpack_4bit(b.qs, q);
   for (int i = 0; i < kQK_K; ++i) q[i] = static_cast<int8_t>(q[i] | (((b.qh[i % 32] >> (i / 32)) & 1) << 4));
@@ -63,6 +65,49 @@ inline int32_t isum(const int8_t* q, const int8_t* x, int n) {
   int32_t s = 0;
   for (int i = 0; i < n; ++i) s += q[i] * x[i];
   return s;
+}
+
+// Q4_K and Q5_K share everything but how their quants unpack: eight 32-element
+// sub-blocks, each with a 6-bit scale and a 6-bit min (k4_scale_min).
+template <typename Block, void (*unpack)(const Block&, int8_t*)>
+void to_float_k4_like(const void* src, float* dst, int64_t n) {
+  const Block* b = static_cast<const Block*>(src);
+  int8_t q[kQK_K];
+  for (int64_t ib = 0; ib < n / kQK_K; ++ib, dst += kQK_K) {
+    const float d = f16_to_f32(b[ib].d);
+    const float dmin = f16_to_f32(b[ib].dmin);
+    unpack(b[ib], q);
+    for (int j = 0; j < 8; ++j) {
+      int sc, m;
+      k4_scale_min(b[ib].scales, j, &sc, &m);
+      const float dl = d * static_cast<float>(sc);
+      const float ml = dmin * static_cast<float>(m);
+      for (int l = 0; l < 32; ++l) dst[32 * j + l] = dl * static_cast<float>(q[32 * j + l]) - ml;
+    }
+  }
+}
+
+template <typename Block, void (*unpack)(const Block&, int8_t*)>
+float dot_k4_like(int64_t n, const void* row, const void* act) {
+  const Block* w = static_cast<const Block*>(row);
+  const BlockQ8_K* x = static_cast<const BlockQ8_K*>(act);
+  int8_t q[kQK_K];
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int64_t ib = 0; ib < n / kQK_K; ++ib) {
+    unpack(w[ib], q);
+    int32_t sumi = 0, summ = 0;
+    for (int j = 0; j < 8; ++j) {
+      int sc, m;
+      k4_scale_min(w[ib].scales, j, &sc, &m);
+      sumi += sc * isum(q + 32 * j, x[ib].qs + 32 * j, 32);
+      summ += m * (x[ib].bsums[2 * j] + x[ib].bsums[2 * j + 1]);
+    }
+    const float dx = x[ib].d;
+    const float term = (dx * f16_to_f32(w[ib].d)) * static_cast<float>(sumi) -
+                       (dx * f16_to_f32(w[ib].dmin)) * static_cast<float>(summ);
+    acc[ib % 8] += term;
+  }
+  return sum_lanes8(acc);
 }
 
 // ---- packing (inverse of the above) ------------------------------------------
@@ -479,22 +524,7 @@ float dot_q3_K_q8_K(int64_t n, const void* row, const void* act) {
 
 // ---- Q4_K --------------------------------------------------------------------
 
-void to_float_q4_K(const void* src, float* dst, int64_t n) {
-  const BlockQ4_K* b = static_cast<const BlockQ4_K*>(src);
-  int8_t q[kQK_K];
-  for (int64_t ib = 0; ib < n / kQK_K; ++ib, dst += kQK_K) {
-    const float d = f16_to_f32(b[ib].d);
-    const float dmin = f16_to_f32(b[ib].dmin);
-    unpack_4bit(b[ib].qs, q);
-    for (int j = 0; j < 8; ++j) {
-      int sc, m;
-      k4_scale_min(b[ib].scales, j, &sc, &m);
-      const float dl = d * static_cast<float>(sc);
-      const float ml = dmin * static_cast<float>(m);
-      for (int l = 0; l < 32; ++l) dst[32 * j + l] = dl * static_cast<float>(q[32 * j + l]) - ml;
-    }
-  }
-}
+void to_float_q4_K(const void* src, float* dst, int64_t n) { to_float_k4_like<BlockQ4_K, unpack_q4_K>(src, dst, n); }
 
 // Per 32-element sub-block: make_qkx2_quants(nmax 15, weights av|x| + |x|,
 // 21 steps from -1); scales and mins to 6 bits against their maxima.
@@ -508,45 +538,12 @@ void from_float_q4_K(const float* src, void* dst, int64_t n) {
 }
 
 float dot_q4_K_q8_K(int64_t n, const void* row, const void* act) {
-  const BlockQ4_K* w = static_cast<const BlockQ4_K*>(row);
-  const BlockQ8_K* x = static_cast<const BlockQ8_K*>(act);
-  int8_t q[kQK_K];
-  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t ib = 0; ib < n / kQK_K; ++ib) {
-    unpack_4bit(w[ib].qs, q);
-    int32_t sumi = 0, summ = 0;
-    for (int j = 0; j < 8; ++j) {
-      int sc, m;
-      k4_scale_min(w[ib].scales, j, &sc, &m);
-      sumi += sc * isum(q + 32 * j, x[ib].qs + 32 * j, 32);
-      summ += m * (x[ib].bsums[2 * j] + x[ib].bsums[2 * j + 1]);
-    }
-    const float dx = x[ib].d;
-    const float term = (dx * f16_to_f32(w[ib].d)) * static_cast<float>(sumi) -
-                       (dx * f16_to_f32(w[ib].dmin)) * static_cast<float>(summ);
-    acc[ib % 8] += term;
-  }
-  return sum_lanes8(acc);
+  return dot_k4_like<BlockQ4_K, unpack_q4_K>(n, row, act);
 }
 
 // ---- Q5_K --------------------------------------------------------------------
 
-void to_float_q5_K(const void* src, float* dst, int64_t n) {
-  const BlockQ5_K* b = static_cast<const BlockQ5_K*>(src);
-  int8_t q[kQK_K];
-  for (int64_t ib = 0; ib < n / kQK_K; ++ib, dst += kQK_K) {
-    const float d = f16_to_f32(b[ib].d);
-    const float dmin = f16_to_f32(b[ib].dmin);
-    unpack_q5_K(b[ib], q);
-    for (int j = 0; j < 8; ++j) {
-      int sc, m;
-      k4_scale_min(b[ib].scales, j, &sc, &m);
-      const float dl = d * static_cast<float>(sc);
-      const float ml = dmin * static_cast<float>(m);
-      for (int l = 0; l < 32; ++l) dst[32 * j + l] = dl * static_cast<float>(q[32 * j + l]) - ml;
-    }
-  }
-}
+void to_float_q5_K(const void* src, float* dst, int64_t n) { to_float_k4_like<BlockQ5_K, unpack_q5_K>(src, dst, n); }
 
 // As Q4_K with nmax 31 and 16 steps from -0.5; bit 4 of element i goes to
 // bit i/32 of qh[i%32].
@@ -564,25 +561,7 @@ void from_float_q5_K(const float* src, void* dst, int64_t n) {
 }
 
 float dot_q5_K_q8_K(int64_t n, const void* row, const void* act) {
-  const BlockQ5_K* w = static_cast<const BlockQ5_K*>(row);
-  const BlockQ8_K* x = static_cast<const BlockQ8_K*>(act);
-  int8_t q[kQK_K];
-  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t ib = 0; ib < n / kQK_K; ++ib) {
-    unpack_q5_K(w[ib], q);
-    int32_t sumi = 0, summ = 0;
-    for (int j = 0; j < 8; ++j) {
-      int sc, m;
-      k4_scale_min(w[ib].scales, j, &sc, &m);
-      sumi += sc * isum(q + 32 * j, x[ib].qs + 32 * j, 32);
-      summ += m * (x[ib].bsums[2 * j] + x[ib].bsums[2 * j + 1]);
-    }
-    const float dx = x[ib].d;
-    const float term = (dx * f16_to_f32(w[ib].d)) * static_cast<float>(sumi) -
-                       (dx * f16_to_f32(w[ib].dmin)) * static_cast<float>(summ);
-    acc[ib % 8] += term;
-  }
-  return sum_lanes8(acc);
+  return dot_k4_like<BlockQ5_K, unpack_q5_K>(n, row, act);
 }
 
 // ---- Q6_K --------------------------------------------------------------------
