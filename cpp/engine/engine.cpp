@@ -1,7 +1,6 @@
 #include "engine/engine.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <new>
 
@@ -11,70 +10,7 @@ namespace {
 constexpr size_t kArenaAlignment = 64;  // a cache line; every SIMD width we use
 constexpr int kDefaultMaxContext = 4096;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Emits generated text while holding back any tail that could be the start of
-// a stop string, so a stop string is never partly printed.
-class StopMatcher {
- public:
-  StopMatcher(const std::vector<std::string>& stops, const TextCallback& out) : stops_(stops), out_(out) {}
-
-  // Adds text; returns true when a stop string has been completed.
-  bool push(std::string_view text) {
-    pending_.append(text);
-    size_t cut = std::string::npos;
-    for (const std::string& s : stops_) {
-      if (s.empty()) continue;
-      const size_t at = pending_.find(s);
-      if (at != std::string::npos) cut = std::min(cut, at);
-    }
-    if (cut != std::string::npos) {
-      emit(cut);
-      return true;
-    }
-    emit(pending_.size() - longest_stop_prefix_suffix());
-    return false;
-  }
-  void flush() { emit(pending_.size()); }
-
- private:
-  // Length of the longest suffix of pending_ that is a proper prefix of a stop string.
-  size_t longest_stop_prefix_suffix() const {
-    size_t best = 0;
-    for (const std::string& s : stops_) {
-      for (size_t len = std::min(s.size() - (s.empty() ? 0 : 1), pending_.size()); len > best; --len) {
-        if (pending_.compare(pending_.size() - len, len, s, 0, len) == 0) {
-          best = len;
-          break;
-        }
-      }
-    }
-    return best;
-  }
-  void emit(size_t n) {
-    if (n == 0) return;
-    if (out_) out_(std::string_view(pending_).substr(0, n));
-    pending_.erase(0, n);
-  }
-
-  const std::vector<std::string>& stops_;
-  const TextCallback& out_;
-  std::string pending_;
-};
-
 }  // namespace
-
-const char* stop_reason_name(StopReason reason) {
-  switch (reason) {
-    case StopReason::kMaxTokens: return "max_tokens";
-    case StopReason::kEndOfGeneration: return "end_of_generation";
-    case StopReason::kStopString: return "stop_string";
-    case StopReason::kContextFull: return "context_full";
-  }
-  return "unknown";
-}
 
 void Engine::ArenaDeleter::operator()(uint8_t* p) const { std::free(p); }
 
@@ -83,6 +19,7 @@ Engine::~Engine() = default;
 
 Status Engine::begin_load(std::span<const uint8_t> prefix, uint64_t file_size, const LoadOptions& options,
                           uint64_t* needed_prefix_bytes) {
+  generation_.reset();  // it refers to the model
   model_.reset();
   weights_.reset();
   arena_.reset();
@@ -162,68 +99,43 @@ Status Engine::eval_logits(const std::vector<int32_t>& tokens, std::vector<float
   return {};
 }
 
-Result<GenerateStats> Engine::generate(std::string_view prompt, const GenerateOptions& options,
-                                       const TextCallback& on_text, const std::atomic<bool>* abort) {
+Status Engine::start_generation(std::string_view prompt, const GenerateOptions& options) {
+  generation_.reset();
   if (!model_) return Status::error(ErrorCode::kInvalidArgument, "no model is loaded");
   if (options.max_tokens < 0) return Status::error(ErrorCode::kInvalidArgument, "max tokens must not be negative");
   WLLM_ASSIGN_OR_RETURN(Sampler sampler, Sampler::create(options.sampling, config_.n_vocab));
-  const auto aborted = [&] { return abort && abort->load(std::memory_order_relaxed); };
-
-  const std::vector<int32_t> tokens = tokenizer_->encode(prompt, options.add_special, options.parse_special);
+  std::vector<int32_t> tokens = tokenizer_->encode(prompt, options.add_special, options.parse_special);
   if (tokens.empty()) return Status::error(ErrorCode::kInvalidArgument, "the prompt is empty");
   if (tokens.size() >= static_cast<size_t>(n_ctx_)) {
     return Status::error(ErrorCode::kContextFull, "the prompt has %zu tokens but the context holds %d", tokens.size(),
                          n_ctx_);
   }
+  generation_ = std::make_unique<Generation>(*model_, *tokenizer_, n_ctx_, std::move(tokens), options,
+                                             std::move(sampler));
+  return {};
+}
 
-  GenerateStats stats;
-  stats.prompt_tokens = static_cast<int>(tokens.size());
-  auto start = std::chrono::steady_clock::now();
-  const float* logits = nullptr;
-  int pos = 0;
-  for (int32_t t : tokens) {
-    if (aborted()) return Status::error(ErrorCode::kAborted, "generation aborted");
-    logits = model_->forward(t, pos++);
-    sampler.accept(t);
-  }
-  stats.prefill_seconds = seconds_since(start);
-
-  start = std::chrono::steady_clock::now();
-  StreamDecoder decoder(*tokenizer_);
-  StopMatcher matcher(options.stop, on_text);
+Result<GenerateStats> Engine::generate(std::string_view prompt, const GenerateOptions& options,
+                                       const TextCallback& on_text, const std::atomic<bool>* abort) {
+  WLLM_RETURN_IF_ERROR(start_generation(prompt, options));
   std::string text;
-  stats.stop_reason = StopReason::kMaxTokens;
-  while (stats.generated_tokens < options.max_tokens) {
-    if (aborted()) {
-      matcher.flush();
+  const auto deliver = [&] {
+    if (!text.empty() && on_text) on_text(text);
+    text.clear();
+  };
+  bool more = true;
+  while (more) {
+    if (abort && abort->load(std::memory_order_relaxed)) {
+      generation_->cancel(&text);
+      deliver();
+      generation_.reset();
       return Status::error(ErrorCode::kAborted, "generation aborted");
     }
-    const int32_t next = sampler.sample(logits);
-    if (tokenizer_->is_end_of_generation(next)) {
-      stats.stop_reason = StopReason::kEndOfGeneration;
-      break;
-    }
-    sampler.accept(next);
-    ++stats.generated_tokens;
-    text.clear();
-    decoder.push(next, &text);
-    if (matcher.push(text)) {
-      stats.stop_reason = StopReason::kStopString;
-      break;
-    }
-    if (stats.generated_tokens == options.max_tokens) break;
-    if (pos >= n_ctx_) {
-      stats.stop_reason = StopReason::kContextFull;
-      break;
-    }
-    logits = model_->forward(next, pos++);
+    more = generation_->step(&text);
+    deliver();
   }
-  if (stats.stop_reason != StopReason::kStopString) {
-    text.clear();
-    decoder.finish(&text);
-    if (!matcher.push(text)) matcher.flush();
-  }
-  stats.decode_seconds = seconds_since(start);
+  const GenerateStats stats = generation_->stats();
+  generation_.reset();
   return stats;
 }
 

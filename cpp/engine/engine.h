@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "engine/generation.h"
 #include "gguf/gguf.h"
 #include "model/config.h"
 #include "model/transformer.h"
@@ -34,25 +35,6 @@ struct LoadOptions {
   int n_ctx = 0;               // KV cache positions; 0: min(training context, 4096)
   int n_threads = 0;           // 0: ThreadPool::default_threads()
   uint64_t memory_limit = 0;   // bytes the model may use in all; 0: no limit
-};
-
-struct GenerateOptions {
-  SamplerParams sampling;
-  int max_tokens = 256;               // tokens to generate at most
-  std::vector<std::string> stop;      // stop strings (not included in the output)
-  bool add_special = true;            // add BOS etc. as the vocabulary asks
-  bool parse_special = true;          // control-token text in the prompt becomes control tokens
-};
-
-enum class StopReason { kMaxTokens, kEndOfGeneration, kStopString, kContextFull };
-const char* stop_reason_name(StopReason reason);
-
-struct GenerateStats {
-  int prompt_tokens = 0;
-  int generated_tokens = 0;
-  double prefill_seconds = 0;
-  double decode_seconds = 0;
-  StopReason stop_reason = StopReason::kMaxTokens;
 };
 
 // Receives generated text as it is produced: only whole UTF-8 characters.
@@ -86,6 +68,13 @@ class Engine {
   int n_threads() const { return pool_ ? pool_->size() : 0; }
   MemoryReport memory() const;
 
+  // Starts a step-by-step generation (replacing any unfinished one): checks
+  // and tokenizes the prompt; the caller then runs generation()->step().
+  // Returns kContextFull if the prompt does not fit.
+  Status start_generation(std::string_view prompt, const GenerateOptions& options);
+  // The current generation, or nullptr.
+  Generation* generation() { return generation_.get(); }
+
   // Generates a continuation of `prompt`. Returns kContextFull if the prompt
   // does not fit, kAborted if *abort became true (text produced so far has
   // already been passed to on_text).
@@ -108,6 +97,7 @@ class Engine {
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<ModelWeights> weights_;
   std::unique_ptr<Transformer> model_;
+  std::unique_ptr<Generation> generation_;
   int n_ctx_ = 0;
 };
 

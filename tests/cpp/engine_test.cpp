@@ -98,6 +98,35 @@ TEST_F(EngineTest, SameSeedSameText) {
   EXPECT_FALSE(a.empty());
 }
 
+TEST_F(EngineTest, SteppingGivesTheSameTextAsGenerate) {
+  Engine e;
+  ASSERT_TRUE(load(&e, *file_, {.n_ctx = 256, .n_threads = 2}).ok());
+  GenerateOptions g;
+  g.max_tokens = 30;
+  g.sampling.temperature = 0.8f;
+  g.sampling.seed = 7;
+  g.stop = {"Lily"};
+  GenerateStats whole_stats;
+  const std::string whole = generate(e, "Once upon a time there was a girl. She", g, &whole_stats);
+
+  ASSERT_TRUE(e.start_generation("Once upon a time there was a girl. She", g).ok());
+  Generation* gen = e.generation();
+  ASSERT_NE(gen, nullptr);
+  std::string stepped, piece;
+  int steps = 0, prefill_steps_with_text = 0;
+  while (gen->step(&piece)) {
+    if (steps++ == 0 && !piece.empty()) ++prefill_steps_with_text;
+    stepped += piece;
+    piece.clear();
+  }
+  stepped += piece;
+  EXPECT_EQ(stepped, whole);
+  EXPECT_EQ(prefill_steps_with_text, 0);
+  EXPECT_EQ(gen->stats().generated_tokens, whole_stats.generated_tokens);
+  EXPECT_EQ(gen->stats().stop_reason, whole_stats.stop_reason);
+  EXPECT_FALSE(gen->step(&piece));  // finished stays finished
+}
+
 TEST_F(EngineTest, PromptLongerThanContextIsAClearError) {
   Engine e;
   ASSERT_TRUE(load(&e, *file_, {.n_ctx = 16, .n_threads = 1}).ok());

@@ -1,0 +1,96 @@
+// One generation request as a step-by-step state machine: evaluate the
+// prompt, then sample a token at a time. Each step() does a bounded amount of
+// work and returns the text it completed, so a caller that must stay
+// responsive (the wasm worker, which has to notice an abort message between
+// tokens) can run the loop itself; Engine::generate() is the blocking loop.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/transformer.h"
+#include "sampler/sampler.h"
+#include "tokenizer/tokenizer.h"
+
+namespace wllm {
+
+struct GenerateOptions {
+  SamplerParams sampling;
+  int max_tokens = 256;               // tokens to generate at most
+  std::vector<std::string> stop;      // stop strings (not included in the output)
+  bool add_special = true;            // add BOS etc. as the vocabulary asks
+  bool parse_special = true;          // control-token text in the prompt becomes control tokens
+};
+
+enum class StopReason { kMaxTokens, kEndOfGeneration, kStopString, kContextFull };
+const char* stop_reason_name(StopReason reason);
+
+struct GenerateStats {
+  int prompt_tokens = 0;
+  int generated_tokens = 0;
+  double prefill_seconds = 0;
+  double decode_seconds = 0;
+  StopReason stop_reason = StopReason::kMaxTokens;
+};
+
+// Holds back generated text that could be the start of a stop string, so a
+// stop string is never partly emitted.
+class StopMatcher {
+ public:
+  explicit StopMatcher(std::vector<std::string> stops) : stops_(std::move(stops)) {}
+  // Adds text and appends what is safe to emit to *out; true when a stop
+  // string has been completed (the text before it is emitted, the rest dropped).
+  bool push(std::string_view text, std::string* out);
+  // Appends everything still held back.
+  void flush(std::string* out);
+
+ private:
+  size_t longest_stop_prefix_suffix() const;
+  void emit(size_t n, std::string* out);
+
+  std::vector<std::string> stops_;
+  std::string pending_;
+};
+
+class Generation {
+ public:
+  // Prompt tokens evaluated per step: small enough that a step stays short.
+  static constexpr int kPrefillTokensPerStep = 16;
+
+  // `prompt` must be non-empty, shorter than n_ctx, and every id in the vocabulary.
+  Generation(Transformer& model, const Tokenizer& tokenizer, int n_ctx, std::vector<int32_t> prompt,
+             const GenerateOptions& options, Sampler sampler);
+
+  // Does one step of work and appends the text it completed to *text.
+  // Returns false once generation has finished (stats().stop_reason says why);
+  // the text of the last step is complete then.
+  bool step(std::string* text);
+  // Ends early (abort): appends the text held back so far.
+  void cancel(std::string* text);
+
+  bool done() const { return phase_ == Phase::kDone; }
+  const GenerateStats& stats() const { return stats_; }
+
+ private:
+  enum class Phase { kPrefill, kDecode, kDone };
+  void prefill_some();
+  void decode_one(std::string* text);
+  void finish(std::string* text);
+
+  Transformer& model_;
+  const Tokenizer& tokenizer_;
+  const int n_ctx_;
+  const std::vector<int32_t> prompt_;
+  const int max_tokens_;
+  Sampler sampler_;
+  StreamDecoder decoder_;
+  StopMatcher matcher_;
+  Phase phase_ = Phase::kPrefill;
+  int pos_ = 0;                    // next position to evaluate
+  const float* logits_ = nullptr;  // next-token logits of the last evaluated position
+  GenerateStats stats_;
+  std::string piece_;              // scratch: the current token's text
+};
+
+}  // namespace wllm
