@@ -1,0 +1,49 @@
+// One llama.cpp (node-llama-cpp, native) measurement, run in its own process
+// so its peak memory is its own: prints one JSON line like `wasm-llm bench`.
+//   node bench/llama-cpp-run.mjs MODEL PROMPT_TOKENS GEN_TOKENS THREADS
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+
+const [modelPath, promptArg, genArg, threadsArg] = process.argv.slice(2);
+const nPrompt = Number(promptArg);
+const nGen = Number(genArg);
+const threads = Number(threadsArg);
+
+function peakRssMib() {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
+const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
+const t0 = performance.now();
+const model = await llama.loadModel({ modelPath, useMmap: false });
+const context = await model.createContext({ contextSize: nPrompt + nGen + 16, batchSize: Math.max(512, nPrompt), threads });
+const t1 = performance.now();
+const sequence = context.getSequence();
+
+// The same kind of prompt as `wasm-llm bench`: pseudo-random ordinary tokens.
+const nVocab = model.fileInfo.metadata.tokenizer.ggml.tokens.length;
+let state = 12345;
+const prompt = [];
+for (let i = 0; i < nPrompt; i++) {
+  state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+  prompt.push(state % nVocab);
+}
+await sequence.evaluateWithoutGeneratingNewTokens(prompt);
+const t2 = performance.now();
+
+// Decode: greedy, one token at a time.
+let generated = 0;
+for await (const _token of sequence.evaluate([prompt[nPrompt - 1]], { temperature: 0 })) {
+  if (++generated >= nGen) break;
+}
+const t3 = performance.now();
+
+console.log(JSON.stringify({
+  engine: 'llama.cpp-native', model: modelPath, threads, load_s: (t1 - t0) / 1000,
+  prefill_tokens: nPrompt, prefill_tok_s: nPrompt / ((t2 - t1) / 1000),
+  decode_tokens: nGen, decode_tok_s: nGen / ((t3 - t2) / 1000), peak_rss_mib: peakRssMib(),
+}));
+await context.dispose();
+await model.dispose();
