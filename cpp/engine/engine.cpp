@@ -87,14 +87,16 @@ Status Engine::eval_logits(const std::vector<int32_t>& tokens, std::vector<float
     return Status::error(ErrorCode::kContextFull, "%zu tokens do not fit the context of %d", tokens.size(), n_ctx_);
   }
   const int n_vocab = config_.n_vocab;
-  logits->resize(tokens.size() * n_vocab);
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    if (tokens[i] < 0 || tokens[i] >= n_vocab) {
-      return Status::error(ErrorCode::kInvalidArgument, "token id %d is outside the vocabulary (0..%d)", tokens[i],
-                           n_vocab - 1);
+  for (int32_t t : tokens) {
+    if (t < 0 || t >= n_vocab) {
+      return Status::error(ErrorCode::kInvalidArgument, "token id %d is outside the vocabulary (0..%d)", t, n_vocab - 1);
     }
-    const float* out = model_->forward(tokens[i], static_cast<int>(i));
-    std::copy(out, out + n_vocab, logits->begin() + i * n_vocab);
+  }
+  logits->resize(tokens.size() * n_vocab);
+  for (size_t i = 0; i < tokens.size(); i += Transformer::kMaxBatch) {
+    const int n = static_cast<int>(std::min<size_t>(Transformer::kMaxBatch, tokens.size() - i));
+    const float* out = model_->forward_batch(tokens.data() + i, n, static_cast<int>(i), true);
+    std::copy(out, out + static_cast<size_t>(n) * n_vocab, logits->begin() + i * n_vocab);
   }
   return {};
 }

@@ -86,11 +86,10 @@ bool Generation::step(std::string* text) {
 
 void Generation::prefill_some() {
   const double start = now_seconds();
-  const int end = std::min<int>(pos_ + kPrefillTokensPerStep, static_cast<int>(prompt_.size()));
-  for (; pos_ < end; ++pos_) {
-    logits_ = model_.forward(prompt_[pos_], pos_);
-    sampler_.accept(prompt_[pos_]);
-  }
+  const int n = std::min<int>(kPrefillTokensPerStep, static_cast<int>(prompt_.size()) - pos_);
+  logits_ = model_.forward_batch(prompt_.data() + pos_, n, pos_, false);
+  for (int i = 0; i < n; ++i) sampler_.accept(prompt_[pos_ + i]);
+  pos_ += n;
   stats_.prefill_seconds += now_seconds() - start;
   if (pos_ == static_cast<int>(prompt_.size())) phase_ = Phase::kDecode;
 }

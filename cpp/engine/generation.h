@@ -55,8 +55,9 @@ class StopMatcher {
 
 class Generation {
  public:
-  // Prompt tokens evaluated per step: small enough that a step stays short.
-  static constexpr int kPrefillTokensPerStep = 16;
+  // Prompt tokens evaluated per step: one batch, short enough that a step
+  // stays responsive.
+  static constexpr int kPrefillTokensPerStep = Transformer::kMaxBatch;
 
   // `prompt` must be non-empty, shorter than n_ctx, and every id in the vocabulary.
   Generation(Transformer& model, const Tokenizer& tokenizer, int n_ctx, std::vector<int32_t> prompt,

@@ -16,19 +16,20 @@ Transformer::Transformer(const ModelConfig& c, const ModelWeights& w, int n_ctx,
   rope_.freq_factors = w.rope_freqs.present() ? w.rope_freqs.f32() : nullptr;
 
   const int64_t kv_size = static_cast<int64_t>(c.n_layers) * n_ctx * c.kv_dim();
-  x_.resize(c.dim);
-  xb_.resize(std::max(c.dim, c.q_dim()));
-  q_.resize(c.q_dim());
-  k_.resize(c.kv_dim());
-  v_.resize(c.kv_dim());
-  att_out_.resize(c.q_dim());
+  const size_t B = kMaxBatch;
+  x_.resize(B * c.dim);
+  xb_.resize(B * std::max(c.dim, c.q_dim()));
+  q_.resize(B * c.q_dim());
+  k_.resize(B * c.kv_dim());
+  v_.resize(B * c.kv_dim());
+  att_out_.resize(B * c.q_dim());
   att_.resize(static_cast<size_t>(pool.size()) * n_ctx);
-  hb_.resize(c.ffn_dim);
-  hb2_.resize(c.ffn_dim);
-  logits_.resize(c.n_vocab);
-  rope_cs_.resize(c.rope_dims);
+  hb_.resize(B * c.ffn_dim);
+  hb2_.resize(B * c.ffn_dim);
+  logits_.resize(B * c.n_vocab);
+  rope_cs_.resize(B * c.rope_dims);
   k_row_.resize(static_cast<size_t>(pool.size()) * c.head_dim);
-  acts_ = ActivationCache(std::max({c.dim, c.q_dim(), c.ffn_dim}));
+  acts_ = ActivationCache(std::max({c.dim, c.q_dim(), c.ffn_dim}), kMaxBatch);
   key_cache_.resize(kv_size);
   value_cache_.resize(kv_size);
 }
@@ -38,10 +39,11 @@ int64_t Transformer::plan_kv_cache_bytes(const ModelConfig& c, int n_ctx) {
 }
 
 int64_t Transformer::plan_buffer_bytes(const ModelConfig& c, int n_ctx, int n_threads) {
-  const int64_t floats = c.dim + std::max(c.dim, c.q_dim()) + 2 * c.q_dim() + 2 * c.kv_dim() +
-                         static_cast<int64_t>(n_threads) * (n_ctx + c.head_dim) + 2 * c.ffn_dim + c.n_vocab +
-                         c.rope_dims;
-  return floats * static_cast<int64_t>(sizeof(float)) + ActivationCache::plan_bytes(std::max({c.dim, c.q_dim(), c.ffn_dim}));
+  const int64_t per_token = c.dim + std::max(c.dim, c.q_dim()) + 2 * c.q_dim() + 2 * c.kv_dim() + 2 * c.ffn_dim +
+                            c.n_vocab + c.rope_dims;
+  const int64_t floats = kMaxBatch * per_token + static_cast<int64_t>(n_threads) * (n_ctx + c.head_dim);
+  return floats * static_cast<int64_t>(sizeof(float)) +
+         ActivationCache::plan_bytes(std::max({c.dim, c.q_dim(), c.ffn_dim}), kMaxBatch);
 }
 
 int64_t Transformer::kv_cache_bytes() const {
@@ -54,54 +56,66 @@ int64_t Transformer::buffer_bytes() const {
   return static_cast<int64_t>(floats * sizeof(float)) + acts_.bytes();
 }
 
-const float* Transformer::forward(int32_t token, int pos) {
+const float* Transformer::forward_batch(const int32_t* tokens, int n, int pos, bool all_logits) {
   const ModelConfig& c = config_;
-  get_row(w_.token_embd, token, x_.data());
-  rope_angles(rope_, pos, rope_cs_.data());
+  const int dim = c.dim, q_dim = c.q_dim(), kv_dim = c.kv_dim(), ffn = c.ffn_dim;
+  for (int t = 0; t < n; ++t) {
+    get_row(w_.token_embd, tokens[t], &x_[static_cast<size_t>(t) * dim]);
+    rope_angles(rope_, pos + t, &rope_cs_[static_cast<size_t>(t) * c.rope_dims]);
+  }
+  // Row t of a (B, width) buffer.
+  const auto row = [](std::vector<float>& buf, int width, int t) { return buf.data() + static_cast<int64_t>(t) * width; };
 
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& L = w_.layers[l];
 
     // Attention block: h = x + Wo · attention(rope(Wq·xn), rope(Wk·xn), Wv·xn)
-    rmsnorm(xb_.data(), x_.data(), L.attn_norm.f32(), c.dim, c.rms_eps);
-    matvec(L.wq, xb_.data(), q_.data(), acts_, pool_);
-    matvec(L.wk, xb_.data(), k_.data(), acts_, pool_);
-    matvec(L.wv, xb_.data(), v_.data(), acts_, pool_);
-    if (L.bq.present()) {
-      add_to(q_.data(), L.bq.f32(), c.q_dim());
-      add_to(k_.data(), L.bk.f32(), c.kv_dim());
-      add_to(v_.data(), L.bv.f32(), c.kv_dim());
+    for (int t = 0; t < n; ++t) rmsnorm(row(xb_, dim, t), row(x_, dim, t), L.attn_norm.f32(), dim, c.rms_eps);
+    matmul(L.wq, xb_.data(), n, q_.data(), acts_, pool_);
+    matmul(L.wk, xb_.data(), n, k_.data(), acts_, pool_);
+    matmul(L.wv, xb_.data(), n, v_.data(), acts_, pool_);
+    for (int t = 0; t < n; ++t) {
+      float *q = row(q_, q_dim, t), *k = row(k_, kv_dim, t), *v = row(v_, kv_dim, t);
+      if (L.bq.present()) {
+        add_to(q, L.bq.f32(), q_dim);
+        add_to(k, L.bk.f32(), kv_dim);
+        add_to(v, L.bv.f32(), kv_dim);
+      }
+      const float* cs = row(rope_cs_, c.rope_dims, t);
+      rope_apply(rope_, cs, q, c.n_heads, c.head_dim);
+      rope_apply(rope_, cs, k, c.n_kv_heads, c.head_dim);
+      // Store this position's key and value in the cache (f16).
+      const int64_t slot = (static_cast<int64_t>(l) * n_ctx_ + pos + t) * kv_dim;
+      for (int i = 0; i < kv_dim; ++i) {
+        key_cache_[slot + i] = f32_to_f16(k[i]);
+        value_cache_[slot + i] = f32_to_f16(v[i]);
+      }
     }
-    rope_apply(rope_, rope_cs_.data(), q_.data(), c.n_heads, c.head_dim);
-    rope_apply(rope_, rope_cs_.data(), k_.data(), c.n_kv_heads, c.head_dim);
-
-    // Store this position's key and value in the cache (f16).
-    const int64_t slot = (static_cast<int64_t>(l) * n_ctx_ + pos) * c.kv_dim();
-    for (int i = 0; i < c.kv_dim(); ++i) {
-      key_cache_[slot + i] = f32_to_f16(k_[i]);
-      value_cache_[slot + i] = f32_to_f16(v_[i]);
-    }
-    attention(l, pos);
-    matvec(L.wo, att_out_.data(), xb_.data(), acts_, pool_);
-    add_to(x_.data(), xb_.data(), c.dim);
+    attention(l, n, pos);
+    matmul(L.wo, att_out_.data(), n, xb_.data(), acts_, pool_);
+    for (int t = 0; t < n; ++t) add_to(row(x_, dim, t), row(xb_, dim, t), dim);
 
     // Feed-forward block: x = x + W_down · (silu(W_gate·xn) ⊙ (W_up·xn))
-    rmsnorm(xb_.data(), x_.data(), L.ffn_norm.f32(), c.dim, c.rms_eps);
-    matvec(L.w_gate, xb_.data(), hb_.data(), acts_, pool_);
-    matvec(L.w_up, xb_.data(), hb2_.data(), acts_, pool_);
-    swiglu(hb_.data(), hb2_.data(), c.ffn_dim);
-    matvec(L.w_down, hb_.data(), xb_.data(), acts_, pool_);
-    add_to(x_.data(), xb_.data(), c.dim);
+    for (int t = 0; t < n; ++t) rmsnorm(row(xb_, dim, t), row(x_, dim, t), L.ffn_norm.f32(), dim, c.rms_eps);
+    matmul(L.w_gate, xb_.data(), n, hb_.data(), acts_, pool_);
+    matmul(L.w_up, xb_.data(), n, hb2_.data(), acts_, pool_);
+    swiglu(hb_.data(), hb2_.data(), static_cast<int64_t>(n) * ffn);
+    matmul(L.w_down, hb_.data(), n, xb_.data(), acts_, pool_);
+    for (int t = 0; t < n; ++t) add_to(row(x_, dim, t), row(xb_, dim, t), dim);
   }
 
-  rmsnorm(x_.data(), x_.data(), w_.output_norm.f32(), c.dim, c.rms_eps);
-  matvec(w_.output, x_.data(), logits_.data(), acts_, pool_);
+  // Logits: of every token, or only of the last one.
+  const int first = all_logits ? 0 : n - 1;
+  for (int t = first; t < n; ++t) rmsnorm(row(x_, dim, t), row(x_, dim, t), w_.output_norm.f32(), dim, c.rms_eps);
+  matmul(w_.output, row(x_, dim, first), n - first, logits_.data(), acts_, pool_);
   return logits_.data();
 }
 
-// att_out[h] = Σ_t softmax_t(q_h · k_t / √d) · v_t over positions t <= pos,
+// For each token t of the batch (position p = pos + t):
+// att_out[t, h] = Σ_{u<=p} softmax_u(q_{t,h} · k_u / √d) · v_u,
 // with query head h reading key-value head h / (n_heads / n_kv_heads).
-void Transformer::attention(int layer, int pos) {
+// Work is split by (token, head) pairs; each is computed whole by one thread.
+void Transformer::attention(int layer, int n, int pos) {
   const ModelConfig& c = config_;
   const int group = c.n_heads / c.n_kv_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
@@ -110,22 +124,24 @@ void Transformer::attention(int layer, int pos) {
     float* att = att_.data() + static_cast<int64_t>(ith) * n_ctx_;
     float* k_row = k_row_.data() + static_cast<int64_t>(ith) * c.head_dim;
     int64_t begin, end;
-    split_range(c.n_heads, ith, nth, &begin, &end);
-    for (int64_t h = begin; h < end; ++h) {
-      const float* q = q_.data() + h * c.head_dim;
-      const int64_t kv_off = (h / group) * c.head_dim;
-      for (int t = 0; t <= pos; ++t) {
-        const uint16_t* k = key_cache_.data() + layer_base + static_cast<int64_t>(t) * c.kv_dim() + kv_off;
+    split_range(static_cast<int64_t>(n) * c.n_heads, ith, nth, &begin, &end);
+    for (int64_t item = begin; item < end; ++item) {
+      const int t = static_cast<int>(item / c.n_heads), h = static_cast<int>(item % c.n_heads);
+      const int p = pos + t;
+      const float* q = q_.data() + static_cast<int64_t>(t) * c.q_dim() + static_cast<int64_t>(h) * c.head_dim;
+      const int64_t kv_off = static_cast<int64_t>(h / group) * c.head_dim;
+      for (int u = 0; u <= p; ++u) {
+        const uint16_t* k = key_cache_.data() + layer_base + static_cast<int64_t>(u) * c.kv_dim() + kv_off;
         for (int i = 0; i < c.head_dim; ++i) k_row[i] = f16_to_f32(k[i]);
-        att[t] = dot_f32(q, k_row, c.head_dim) * scale;
+        att[u] = dot_f32(q, k_row, c.head_dim) * scale;
       }
-      softmax(att, pos + 1);
-      float* out = att_out_.data() + h * c.head_dim;
+      softmax(att, p + 1);
+      float* out = att_out_.data() + static_cast<int64_t>(t) * c.q_dim() + static_cast<int64_t>(h) * c.head_dim;
       std::fill(out, out + c.head_dim, 0.0f);
-      for (int t = 0; t <= pos; ++t) {
-        const uint16_t* v = value_cache_.data() + layer_base + static_cast<int64_t>(t) * c.kv_dim() + kv_off;
-        const float p = att[t];
-        for (int i = 0; i < c.head_dim; ++i) out[i] += p * f16_to_f32(v[i]);
+      for (int u = 0; u <= p; ++u) {
+        const uint16_t* v = value_cache_.data() + layer_base + static_cast<int64_t>(u) * c.kv_dim() + kv_off;
+        const float pu = att[u];
+        for (int i = 0; i < c.head_dim; ++i) out[i] += pu * f16_to_f32(v[i]);
       }
     }
   });

@@ -21,10 +21,19 @@ class Transformer {
   const ModelConfig& config() const { return config_; }
   int n_ctx() const { return n_ctx_; }
 
+  // Tokens evaluated together at most: prompt tokens are fed in batches so
+  // each weight row is read once per batch, not once per token.
+  static constexpr int kMaxBatch = 32;
+
   // Runs token `token` at position `pos` (0 <= pos < n_ctx) and returns the
   // next-token logits (n_vocab floats, valid until the next call). Positions
   // must be fed in order; feeding pos p discards cache entries >= p.
-  const float* forward(int32_t token, int pos);
+  const float* forward(int32_t token, int pos) { return forward_batch(&token, 1, pos, false); }
+
+  // Runs n (1..kMaxBatch) tokens at positions pos..pos+n-1 (< n_ctx). Returns
+  // the logits after the last one, or with all_logits those after each one
+  // (n rows of n_vocab). Every number equals what n forward() calls give.
+  const float* forward_batch(const int32_t* tokens, int n, int pos, bool all_logits);
 
   // Bytes of runtime memory beyond the weights (KV cache + buffers), as
   // allocated, and as planned before allocating (the two agree).
@@ -34,7 +43,7 @@ class Transformer {
   static int64_t plan_buffer_bytes(const ModelConfig& config, int n_ctx, int n_threads);
 
  private:
-  void attention(int layer, int pos);
+  void attention(int layer, int n, int pos);
 
   ModelConfig config_;
   ModelWeights w_;
@@ -42,18 +51,18 @@ class Transformer {
   ThreadPool& pool_;
   RopeParams rope_;
 
-  // Activations of one position.
-  std::vector<float> x_;        // (dim) residual stream
-  std::vector<float> xb_;       // (dim) normalised input of a block
-  std::vector<float> q_;        // (q_dim) queries
-  std::vector<float> k_;        // (kv_dim) key of this position
-  std::vector<float> v_;        // (kv_dim) value of this position
-  std::vector<float> att_out_;  // (q_dim) attention output, before wo
+  // Activations of a batch: one row per token (B = kMaxBatch rows).
+  std::vector<float> x_;        // (B, dim) residual stream
+  std::vector<float> xb_;       // (B, max(dim, q_dim)) normalised input of a block
+  std::vector<float> q_;        // (B, q_dim) queries
+  std::vector<float> k_;        // (B, kv_dim) keys of these positions
+  std::vector<float> v_;        // (B, kv_dim) values of these positions
+  std::vector<float> att_out_;  // (B, q_dim) attention output, before wo
   std::vector<float> att_;      // (n_threads, n_ctx) softmax scratch per thread
-  std::vector<float> hb_;       // (ffn_dim) gate, then silu(gate)·up
-  std::vector<float> hb2_;      // (ffn_dim) up
-  std::vector<float> logits_;   // (n_vocab)
-  std::vector<float> rope_cs_;  // (rope_dims) cos, sin per rotated pair
+  std::vector<float> hb_;       // (B, ffn_dim) gate, then silu(gate)·up
+  std::vector<float> hb2_;      // (B, ffn_dim) up
+  std::vector<float> logits_;   // (B, n_vocab)
+  std::vector<float> rope_cs_;  // (B, rope_dims) cos, sin per rotated pair
   std::vector<float> k_row_;    // (n_threads, head_dim) a cached key as f32
   ActivationCache acts_;
 

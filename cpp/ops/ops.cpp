@@ -43,26 +43,37 @@ void add_to(float* y, const float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] += x[i];
 }
 
-ActivationCache::ActivationCache(int64_t max_cols) {
-  // The widest activation format (Q8_1: 36 bytes per 32) stays under 1.2x f32.
-  buffer_.resize(static_cast<size_t>(plan_bytes(max_cols)));
-}
+ActivationCache::ActivationCache(int64_t max_cols, int64_t max_rows)
+    : buffer_(static_cast<size_t>(plan_bytes(max_cols, max_rows))) {}
 
-const void* ActivationCache::convert(const float* x, int64_t n, const TypeTraits& weight) {
-  if (weight.act_type == TensorType::kF32) return x;
+const uint8_t* ActivationCache::convert(const float* x, int64_t n, int64_t n_rows, const TypeTraits& weight,
+                                        int64_t* stride) {
+  if (weight.act_type == TensorType::kF32) {
+    *stride = n * static_cast<int64_t>(sizeof(float));
+    return reinterpret_cast<const uint8_t*>(x);
+  }
   const TypeTraits& act = type_traits(weight.act_type);
-  act.from_float(x, buffer_.data(), n);
+  *stride = row_bytes(act, n);
+  for (int64_t t = 0; t < n_rows; ++t) act.from_float(x + t * n, buffer_.data() + t * *stride, n);
   return buffer_.data();
 }
 
 void matvec(const Tensor& w, const float* x, float* out, ActivationCache& acts, ThreadPool& pool) {
+  matmul(w, x, 1, out, acts, pool);
+}
+
+void matmul(const Tensor& w, const float* x, int64_t n_rows, float* out, ActivationCache& acts, ThreadPool& pool) {
   const int64_t n = w.cols(), rows = w.rows(), stride = w.row_size();
-  const void* act = acts.convert(x, n, *w.traits);
+  int64_t act_stride = 0;
+  const uint8_t* act = acts.convert(x, n, n_rows, *w.traits, &act_stride);
   const DotFn dot = w.traits->dot;
   pool.run([&](int ith, int nth) {
     int64_t begin, end;
     split_range(rows, ith, nth, &begin, &end);
-    for (int64_t r = begin; r < end; ++r) out[r] = dot(n, w.data + r * stride, act);
+    for (int64_t r = begin; r < end; ++r) {
+      const uint8_t* row = w.data + r * stride;  // stays in cache for all n_rows dots
+      for (int64_t t = 0; t < n_rows; ++t) out[t * rows + r] = dot(n, row, act + t * act_stride);
+    }
   });
 }
 

@@ -30,12 +30,15 @@ void add_to(float* y, const float* x, int64_t n);
 // product, into buffers allocated up front (nothing allocates per token).
 class ActivationCache {
  public:
-  // Sizes the buffers for vectors of up to max_cols floats.
-  explicit ActivationCache(int64_t max_cols = 0);
-  // x converted to `act` (F32: x itself). Valid until the next call.
-  const void* convert(const float* x, int64_t n, const TypeTraits& weight);
+  // Sizes the buffers for up to max_rows vectors of up to max_cols floats.
+  explicit ActivationCache(int64_t max_cols = 0, int64_t max_rows = 1);
+  // Rows x[t·n .. t·n+n) for t < n_rows converted to the weight's act_type
+  // (F32: x itself), each row `*stride` bytes after the previous one. Valid
+  // until the next call.
+  const uint8_t* convert(const float* x, int64_t n, int64_t n_rows, const TypeTraits& weight, int64_t* stride);
   int64_t bytes() const { return static_cast<int64_t>(buffer_.size()); }
-  static int64_t plan_bytes(int64_t max_cols) { return max_cols * 5 + 64; }
+  // Every activation format takes under 1.25 bytes per element (Q8_K: 292 per 256).
+  static int64_t plan_bytes(int64_t max_cols, int64_t max_rows) { return max_rows * (max_cols * 5 / 4 + 64); }
 
  private:
   std::vector<uint8_t> buffer_;
@@ -44,6 +47,10 @@ class ActivationCache {
 // out[r] = W[r,:] · x for every row r of w (w.cols() == length of x);
 // rows are split across the pool, each computed whole by one thread.
 void matvec(const Tensor& w, const float* x, float* out, ActivationCache& acts, ThreadPool& pool);
+// The same for n_rows vectors at once (x and out row-major: x[t·cols + i],
+// out[t·rows + r]). Each weight row is read once for all of them, and every
+// out value is the same dot matvec computes, bit for bit.
+void matmul(const Tensor& w, const float* x, int64_t n_rows, float* out, ActivationCache& acts, ThreadPool& pool);
 
 // Dequantizes row `r` of w into out (w.cols() floats): embedding lookup.
 void get_row(const Tensor& w, int64_t r, float* out);

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -80,6 +81,24 @@ TEST_F(EngineTest, LogitsDoNotDependOnThreadCount) {
   ASSERT_EQ(one.size(), tokens.size() * 512);
   EXPECT_EQ(one, two);  // bit-identical, not merely close
   EXPECT_EQ(one, three);
+}
+
+TEST_F(EngineTest, BatchedEvaluationEqualsTokenByToken) {
+  // 75 tokens: two full batches and a partial one.
+  std::vector<int32_t> tokens;
+  for (int i = 0; i < 75; ++i) tokens.push_back(1 + (i * 37) % 500);
+  Engine e;
+  ASSERT_TRUE(load(&e, *file_, {.n_ctx = 128, .n_threads = 2}).ok());
+  std::vector<float> batched;
+  ASSERT_TRUE(e.eval_logits(tokens, &batched).ok());
+  const int n_vocab = e.config().n_vocab;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const float* single = e.model().forward(tokens[i], static_cast<int>(i));
+    ASSERT_EQ(std::memcmp(single, batched.data() + i * n_vocab, n_vocab * sizeof(float)), 0) << "position " << i;
+  }
+  // Only-the-last-logits mode returns the last row of the full one.
+  const float* last = e.model().forward_batch(tokens.data(), 20, 0, false);
+  EXPECT_EQ(std::memcmp(last, batched.data() + 19 * n_vocab, n_vocab * sizeof(float)), 0);
 }
 
 TEST_F(EngineTest, SameSeedSameText) {
