@@ -28,10 +28,18 @@ std::string binary_path() {
 }
 
 std::string models() { return WLLM_SHARED_MODELS; }
+// Scratch files of the running test, removed when it ends.
+std::vector<std::string>& scratch_files() {
+  static std::vector<std::string> files;
+  return files;
+}
+
 // CTest runs each test case as its own process, in parallel: the pid keeps
 // their scratch files apart.
 std::string tmp(const std::string& name) {
-  return ::testing::TempDir() + "wllm_cli_test_" + std::to_string(getpid()) + "_" + name;
+  std::string path = ::testing::TempDir() + "wllm_cli_test_" + std::to_string(getpid()) + "_" + name;
+  scratch_files().push_back(path);
+  return path;
 }
 
 Bytes read_all(const std::string& path) {
@@ -65,6 +73,10 @@ class Cli : public ::testing::Test {
   void SetUp() override {
     ASSERT_EQ(access(binary_path().c_str(), X_OK), 0) << binary_path() << " is not built";
     ASSERT_EQ(access((models() + "/stories260K.gguf").c_str(), R_OK), 0) << "../shared/models is missing";
+  }
+  void TearDown() override {
+    for (const std::string& path : scratch_files()) std::remove(path.c_str());
+    scratch_files().clear();
   }
 };
 
