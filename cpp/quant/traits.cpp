@@ -1,12 +1,17 @@
 // THE table. One row per tensor type; see traits.h for what each column means.
-// The kernel columns hold the scalar reference (ref/); dispatch fills faster
-// ISA kernels in later. Activation-only types (Q8_1, Q8_K) have a to_float too,
-// so tests can check their quantizers; they have no dot.
+// The kernel columns hold the scalar reference (ref/); active_table() swaps in
+// the ISA kernels (kernels.h) this machine runs, which give the same bits.
+// Activation-only types (Q8_1, Q8_K) have a to_float too, so tests can check
+// their quantizers; they have no dot.
 #include "quant/traits.h"
 
 #include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
 
 #include "quant/blocks.h"
+#include "quant/kernels.h"
 #include "quant/ref/ref.h"
 
 namespace wllm {
@@ -38,10 +43,52 @@ bool iequals(const char* a, const char* b) {
   return *a == *b;
 }
 
+// The table the engine uses: the reference rows with `dot` replaced by the
+// best kernels this machine runs. Built once, on first use.
+const std::vector<TypeTraits>& active_table() {
+  static const std::vector<TypeTraits> table = [] {
+    std::vector<TypeTraits> rows(std::begin(kTable), std::end(kTable));
+    size_t count = 0;
+    const DotKernel* kernels = active_dot_kernels(&count);
+    for (size_t k = 0; k < count; ++k) {
+      for (TypeTraits& row : rows) {
+        if (row.type == kernels[k].type) row.dot = kernels[k].dot;
+      }
+    }
+    return rows;
+  }();
+  return table;
+}
+
+// WLLM_KERNELS=ref forces the reference kernels (to measure what SIMD buys).
+bool reference_forced() {
+  const char* env = std::getenv("WLLM_KERNELS");
+  return env && std::strcmp(env, "ref") == 0;
+}
+
 }  // namespace
 
-const TypeTraits* find_type_traits(uint32_t type) {
+const DotKernel* active_dot_kernels(size_t* count) {
+  *count = 0;
+  if (reference_forced()) return nullptr;
+  return avx2_dot_kernels(count);
+}
+
+const char* active_kernel_isa() {
+  size_t count = 0;
+  active_dot_kernels(&count);
+  return count > 0 ? "avx2" : "reference";
+}
+
+const TypeTraits* find_reference_traits(uint32_t type) {
   for (const TypeTraits& t : kTable) {
+    if (static_cast<uint32_t>(t.type) == type) return &t;
+  }
+  return nullptr;
+}
+
+const TypeTraits* find_type_traits(uint32_t type) {
+  for (const TypeTraits& t : active_table()) {
     if (static_cast<uint32_t>(t.type) == type) return &t;
   }
   return nullptr;
@@ -50,15 +97,15 @@ const TypeTraits* find_type_traits(uint32_t type) {
 const TypeTraits& type_traits(TensorType type) { return *find_type_traits(static_cast<uint32_t>(type)); }
 
 const TypeTraits* find_type_traits_by_name(const char* name) {
-  for (const TypeTraits& t : kTable) {
+  for (const TypeTraits& t : active_table()) {
     if (iequals(t.name, name)) return &t;
   }
   return nullptr;
 }
 
 const TypeTraits* all_type_traits(size_t* count) {
-  *count = sizeof(kTable) / sizeof(kTable[0]);
-  return kTable;
+  *count = active_table().size();
+  return active_table().data();
 }
 
 }  // namespace wllm

@@ -1,0 +1,29 @@
+// ISA-specific kernels that take the place of a type's reference `dot` in the
+// traits table. Each must give exactly the reference's bits (see the numerics
+// contract in traits.h); tests/cpp/kernels_test.cpp checks that they do.
+#pragma once
+
+#include <cstddef>
+
+#include "quant/traits.h"
+
+namespace wllm {
+
+struct DotKernel {
+  TensorType type;
+  DotFn dot;
+};
+
+// The AVX2 (+F16C) kernels, or an empty list when this CPU or build has none.
+const DotKernel* avx2_dot_kernels(size_t* count);
+
+// The kernels the traits table uses on this machine, and their ISA's name
+// ("avx2", or "reference" when there are none or WLLM_KERNELS=ref is set).
+const DotKernel* active_dot_kernels(size_t* count);
+const char* active_kernel_isa();
+
+// The reference row for `type` (scalar kernels), or nullptr if unknown:
+// what tests and benchmarks compare the active kernels against.
+const TypeTraits* find_reference_traits(uint32_t type);
+
+}  // namespace wllm

@@ -1,0 +1,102 @@
+// Every ISA kernel this machine runs gives exactly the reference kernel's bits
+// (the numerics contract of traits.h), on random rows of many lengths,
+// including partial groups of 8 blocks/elements and extreme values.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/half.h"
+#include "quant/kernels.h"
+#include "quant/traits.h"
+
+namespace wllm {
+namespace {
+
+struct Rows {
+  std::vector<uint8_t> weight, act;
+};
+
+// A weight row of `t` with n elements and the activation row it dots with.
+// Float weights are random values; quantized ones are random bytes (any bit
+// pattern is a valid block) with finite scales. `extreme` fills the quants
+// with the largest magnitudes instead.
+Rows make_rows(const TypeTraits& t, const TypeTraits& act, int64_t n, uint32_t seed, bool extreme) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  Rows r;
+  std::vector<float> x(static_cast<size_t>(n));
+  for (float& v : x) v = value(rng);
+  if (n > 2) x[1] = -0.0f;
+  r.act.resize(static_cast<size_t>(row_bytes(act, n)));
+  act.from_float(x.data(), r.act.data(), n);
+
+  r.weight.resize(static_cast<size_t>(row_bytes(t, n)));
+  if (t.block_size == 1) {
+    std::vector<float> w(static_cast<size_t>(n));
+    for (float& v : w) v = extreme ? (rng() % 2 ? 65504.0f : -65504.0f) : value(rng);
+    t.from_float(w.data(), r.weight.data(), n);
+  } else {
+    for (uint8_t& b : r.weight) b = extreme ? (rng() % 2 ? 0x80 : 0x7f) : static_cast<uint8_t>(rng());
+    // Every block of these types starts with its f16 scale: make it finite.
+    for (int64_t off = 0; off < static_cast<int64_t>(r.weight.size()); off += t.block_bytes) {
+      const uint16_t d = f32_to_f16(value(rng) * 0.01f);
+      std::memcpy(r.weight.data() + off, &d, sizeof d);
+    }
+  }
+  return r;
+}
+
+uint32_t bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+TEST(Kernels, ActiveIsaIsReported) {
+  size_t count = 0;
+  active_dot_kernels(&count);
+  const std::string isa = active_kernel_isa();
+  EXPECT_EQ(isa == "reference", count == 0) << isa;
+  std::printf("active kernels: %s (%zu types)\n", isa.c_str(), count);
+}
+
+TEST(Kernels, EveryActiveKernelMatchesTheReferenceBitForBit) {
+  size_t count = 0;
+  const DotKernel* kernels = active_dot_kernels(&count);
+  for (size_t k = 0; k < count; ++k) {
+    const TypeTraits* ref = find_reference_traits(static_cast<uint32_t>(kernels[k].type));
+    ASSERT_NE(ref, nullptr);
+    const TypeTraits& act = *find_reference_traits(static_cast<uint32_t>(ref->act_type));
+    const int64_t unit = ref->block_size == 1 ? 1 : ref->block_size;
+    // Lengths in units: around one register/group of 8, and a large odd one.
+    for (int64_t units : {1, 2, 3, 7, 8, 9, 15, 16, 17, 37, 129}) {
+      if (ref->block_size == 1) units = units * 3 + 1;  // float rows: odd lengths too
+      const int64_t n = units * unit;
+      for (uint32_t seed = 1; seed <= 4; ++seed) {
+        for (bool extreme : {false, true}) {
+          const Rows r = make_rows(*ref, act, n, seed * 7919 + static_cast<uint32_t>(n), extreme);
+          const float want = ref->dot(n, r.weight.data(), r.act.data());
+          const float got = kernels[k].dot(n, r.weight.data(), r.act.data());
+          ASSERT_EQ(bits(got), bits(want)) << ref->name << " n=" << n << " seed=" << seed << " extreme=" << extreme
+                                           << ": " << got << " vs " << want;
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, TheTableUsesTheActiveKernels) {
+  size_t count = 0;
+  const DotKernel* kernels = active_dot_kernels(&count);
+  for (size_t k = 0; k < count; ++k) {
+    const TypeTraits* row = find_type_traits(static_cast<uint32_t>(kernels[k].type));
+    ASSERT_NE(row, nullptr);
+    EXPECT_EQ(row->dot, kernels[k].dot) << row->name;
+  }
+}
+
+}  // namespace
+}  // namespace wllm
