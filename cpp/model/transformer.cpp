@@ -28,7 +28,6 @@ Transformer::Transformer(const ModelConfig& c, const ModelWeights& w, int n_ctx,
   hb2_.resize(B * c.ffn_dim);
   logits_.resize(B * c.n_vocab);
   rope_cs_.resize(B * c.rope_dims);
-  k_row_.resize(static_cast<size_t>(pool.size()) * c.head_dim);
   acts_ = ActivationCache(std::max({c.dim, c.q_dim(), c.ffn_dim}), kMaxBatch);
   key_cache_.resize(kv_size);
   value_cache_.resize(kv_size);
@@ -41,7 +40,7 @@ int64_t Transformer::plan_kv_cache_bytes(const ModelConfig& c, int n_ctx) {
 int64_t Transformer::plan_buffer_bytes(const ModelConfig& c, int n_ctx, int n_threads) {
   const int64_t per_token = c.dim + std::max(c.dim, c.q_dim()) + 2 * c.q_dim() + 2 * c.kv_dim() + 2 * c.ffn_dim +
                             c.n_vocab + c.rope_dims;
-  const int64_t floats = kMaxBatch * per_token + static_cast<int64_t>(n_threads) * (n_ctx + c.head_dim);
+  const int64_t floats = kMaxBatch * per_token + static_cast<int64_t>(n_threads) * n_ctx;
   return floats * static_cast<int64_t>(sizeof(float)) +
          ActivationCache::plan_bytes(std::max({c.dim, c.q_dim(), c.ffn_dim}), kMaxBatch);
 }
@@ -52,7 +51,7 @@ int64_t Transformer::kv_cache_bytes() const {
 
 int64_t Transformer::buffer_bytes() const {
   const size_t floats = x_.size() + xb_.size() + q_.size() + k_.size() + v_.size() + att_out_.size() + att_.size() +
-                        hb_.size() + hb2_.size() + logits_.size() + rope_cs_.size() + k_row_.size();
+                        hb_.size() + hb2_.size() + logits_.size() + rope_cs_.size();
   return static_cast<int64_t>(floats * sizeof(float)) + acts_.bytes();
 }
 
@@ -120,9 +119,9 @@ void Transformer::attention(int layer, int n, int pos) {
   const int group = c.n_heads / c.n_kv_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
   const int64_t layer_base = static_cast<int64_t>(layer) * n_ctx_ * c.kv_dim();
+  const DotFn f16_dot = type_traits(TensorType::kF16).dot;
   pool_.run([&](int ith, int nth) {
     float* att = att_.data() + static_cast<int64_t>(ith) * n_ctx_;
-    float* k_row = k_row_.data() + static_cast<int64_t>(ith) * c.head_dim;
     int64_t begin, end;
     split_range(static_cast<int64_t>(n) * c.n_heads, ith, nth, &begin, &end);
     for (int64_t item = begin; item < end; ++item) {
@@ -131,9 +130,9 @@ void Transformer::attention(int layer, int n, int pos) {
       const float* q = q_.data() + static_cast<int64_t>(t) * c.q_dim() + static_cast<int64_t>(h) * c.head_dim;
       const int64_t kv_off = static_cast<int64_t>(h / group) * c.head_dim;
       for (int u = 0; u <= p; ++u) {
+        // The f16 row kernel computes exactly dot_f32(q, f32(k)), faster.
         const uint16_t* k = key_cache_.data() + layer_base + static_cast<int64_t>(u) * c.kv_dim() + kv_off;
-        for (int i = 0; i < c.head_dim; ++i) k_row[i] = f16_to_f32(k[i]);
-        att[u] = dot_f32(q, k_row, c.head_dim) * scale;
+        att[u] = f16_dot(c.head_dim, k, q) * scale;
       }
       softmax(att, p + 1);
       float* out = att_out_.data() + static_cast<int64_t>(t) * c.q_dim() + static_cast<int64_t>(h) * c.head_dim;

@@ -63,7 +63,6 @@ class Transformer {
   std::vector<float> hb2_;      // (B, ffn_dim) up
   std::vector<float> logits_;   // (B, n_vocab)
   std::vector<float> rope_cs_;  // (B, rope_dims) cos, sin per rotated pair
-  std::vector<float> k_row_;    // (n_threads, head_dim) a cached key as f32
   ActivationCache acts_;
 
   // KV cache in f16: half the memory of f32, like llama.cpp's default.
