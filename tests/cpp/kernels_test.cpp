@@ -3,17 +3,38 @@
 // including partial groups of 8 blocks/elements and extreme values.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <random>
 #include <vector>
 
 #include "core/half.h"
+#include "quant/blocks.h"
 #include "quant/kernels.h"
 #include "quant/traits.h"
 
 namespace wllm {
 namespace {
+
+// Byte offsets of the f16 scale fields in a block of `type` (random bytes
+// there could be inf or NaN, which no real file has and which would make the
+// comparison meaningless).
+std::vector<size_t> scale_offsets(TensorType type) {
+  switch (type) {
+    case TensorType::kQ4_0: return {offsetof(BlockQ4_0, d)};
+    case TensorType::kQ4_1: return {offsetof(BlockQ4_1, d), offsetof(BlockQ4_1, m)};
+    case TensorType::kQ5_0: return {offsetof(BlockQ5_0, d)};
+    case TensorType::kQ5_1: return {offsetof(BlockQ5_1, d), offsetof(BlockQ5_1, m)};
+    case TensorType::kQ8_0: return {offsetof(BlockQ8_0, d)};
+    case TensorType::kQ2_K: return {offsetof(BlockQ2_K, d), offsetof(BlockQ2_K, dmin)};
+    case TensorType::kQ3_K: return {offsetof(BlockQ3_K, d)};
+    case TensorType::kQ4_K: return {offsetof(BlockQ4_K, d), offsetof(BlockQ4_K, dmin)};
+    case TensorType::kQ5_K: return {offsetof(BlockQ5_K, d), offsetof(BlockQ5_K, dmin)};
+    case TensorType::kQ6_K: return {offsetof(BlockQ6_K, d)};
+    default: return {};
+  }
+}
 
 struct Rows {
   std::vector<uint8_t> weight, act;
@@ -40,10 +61,13 @@ Rows make_rows(const TypeTraits& t, const TypeTraits& act, int64_t n, uint32_t s
     t.from_float(w.data(), r.weight.data(), n);
   } else {
     for (uint8_t& b : r.weight) b = extreme ? (rng() % 2 ? 0x80 : 0x7f) : static_cast<uint8_t>(rng());
-    // Every block of these types starts with its f16 scale: make it finite.
-    for (int64_t off = 0; off < static_cast<int64_t>(r.weight.size()); off += t.block_bytes) {
-      const uint16_t d = f32_to_f16(value(rng) * 0.01f);
-      std::memcpy(r.weight.data() + off, &d, sizeof d);
+    const std::vector<size_t> scales = scale_offsets(t.type);
+    EXPECT_FALSE(scales.empty()) << "no scale layout for " << t.name;
+    for (int64_t block = 0; block < static_cast<int64_t>(r.weight.size()); block += t.block_bytes) {
+      for (size_t off : scales) {
+        const uint16_t d = f32_to_f16(value(rng) * 0.01f);
+        std::memcpy(r.weight.data() + block + off, &d, sizeof d);
+      }
     }
   }
   return r;
@@ -83,6 +107,30 @@ TEST(Kernels, EveryActiveKernelMatchesTheReferenceBitForBit) {
           ASSERT_EQ(bits(got), bits(want)) << ref->name << " n=" << n << " seed=" << seed << " extreme=" << extreme
                                            << ": " << got << " vs " << want;
         }
+      }
+    }
+  }
+}
+
+// The SIMD kernels move signs onto the activation bytes, which needs them in
+// [-127, 127]: the activation quantizers must never produce -128.
+TEST(Kernels, ActivationQuantsStayWithinPlusMinus127) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> x(4096);
+  for (TensorType type : {TensorType::kQ8_0, TensorType::kQ8_1, TensorType::kQ8_K}) {
+    const TypeTraits& t = *find_reference_traits(static_cast<uint32_t>(type));
+    for (int round = 0; round < 50; ++round) {
+      for (float& v : x) v = value(rng) * (round % 2 ? 1e-3f : 1e3f);
+      x[round] = round % 3 ? -1e4f : 1e4f;  // a dominant value of either sign
+      std::vector<uint8_t> q(static_cast<size_t>(row_bytes(t, 4096)));
+      t.from_float(x.data(), q.data(), 4096);
+      for (size_t block = 0; block < q.size(); block += t.block_bytes) {
+        const size_t qs_offset = type == TensorType::kQ8_0   ? offsetof(BlockQ8_0, qs)
+                                 : type == TensorType::kQ8_1 ? offsetof(BlockQ8_1, qs)
+                                                             : offsetof(BlockQ8_K, qs);
+        const int8_t* qs = reinterpret_cast<const int8_t*>(q.data() + block + qs_offset);
+        for (int i = 0; i < t.block_size; ++i) ASSERT_GE(qs[i], -127) << t.name;
       }
     }
   }

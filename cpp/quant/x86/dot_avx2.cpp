@@ -72,7 +72,9 @@ WLLM_AVX2 float dot_bf16_avx2(int64_t n, const void* row, const void* act) {
 
 // Σ w_i·x_i over 32 signed bytes as 8 partial int32 sums (exact). maddubs
 // multiplies unsigned by signed bytes, so |w| meets x with w's sign moved
-// onto it; a pair of products is at most 2·128·127, inside int16.
+// onto it; a pair of products is at most 2·128·127, inside int16. x must not
+// hold -128 (negating it would wrap): our activation quantizers (Q8_0, Q8_K)
+// produce [-127, 127] only; weights may hold any byte.
 WLLM_AVX2 inline __m256i dot_i8x32(__m256i w, __m256i x) {
   const __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(x, w));
   return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
@@ -155,9 +157,123 @@ WLLM_AVX2 float dot_q4_0_avx2(int64_t n, const void* row, const void* act) {
   return dot_blocks_q8_0<BlockQ4_0, block_sum_q4_0>(n, row, act);
 }
 
+// ---- K-quants (Q8_K activations): same per-block scheme, 256 elements.
+
+// The f32 scales of 8 consecutive Q8_K blocks.
+WLLM_AVX2 inline __m256 act_scales8(const BlockQ8_K* x) {
+  alignas(32) float d[8];
+  for (int j = 0; j < 8; ++j) d[j] = x[j].d;
+  return _mm256_load_ps(d);
+}
+
+// Q6_K: sumi = Σ_j scales[j]·Σ_{16 elements of j} q·x with q in [-32, 31].
+// 32 elements at a time: the sign trick gives int16 pair sums, and madd with
+// the two sub-blocks' scales (one per 128-bit half) gives int32 — all exact.
+WLLM_AVX2 inline __m256i block_sum_q6_K(const BlockQ6_K& w, const BlockQ8_K& x) {
+  const __m256i mask4 = _mm256_set1_epi8(15), mask2 = _mm256_set1_epi8(3), bias = _mm256_set1_epi8(32);
+  __m256i sum = _mm256_setzero_si256();
+  for (int h = 0; h < 2; ++h) {
+    const __m256i ql0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.ql + 64 * h));
+    const __m256i ql1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.ql + 64 * h + 32));
+    const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh + 32 * h));
+    for (int g = 0; g < 4; ++g) {
+      // Element 128h + 32g + l: nibble (g >> 1) of ql[64h + 32(g & 1) + l],
+      // plus bits 2g..2g+1 of qh[32h + l] on top, minus 32.
+      const __m256i ql = (g & 1) ? ql1 : ql0;
+      const __m256i low = (g >> 1) ? _mm256_and_si256(_mm256_srli_epi16(ql, 4), mask4) : _mm256_and_si256(ql, mask4);
+      const __m256i high = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * g), mask2);
+      const __m256i q = _mm256_sub_epi8(_mm256_or_si256(low, _mm256_slli_epi16(high, 4)), bias);
+      const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 128 * h + 32 * g));
+      const __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(xv, q));
+      const int j = 8 * h + 2 * g;
+      const __m256i scale = _mm256_set_m128i(_mm_set1_epi16(w.scales[j + 1]), _mm_set1_epi16(w.scales[j]));
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(pairs, scale));
+    }
+  }
+  return sum;
+}
+
+WLLM_AVX2 float dot_q6_K_avx2(int64_t n, const void* row, const void* act) {
+  const BlockQ6_K* w = static_cast<const BlockQ6_K*>(row);
+  const BlockQ8_K* x = static_cast<const BlockQ8_K*>(act);
+  const int64_t nb = n / kQK_K, nb8 = nb / 8 * 8;
+  __m256 acc = _mm256_setzero_ps();
+  __m256i partial[8];
+  for (int64_t ib = 0; ib < nb8; ib += 8) {
+    for (int j = 0; j < 8; ++j) partial[j] = block_sum_q6_K(w[ib + j], x[ib + j]);
+    const __m256 sum = _mm256_cvtepi32_ps(sum_each(partial));  // rounds as the reference's cast does
+    const __m256 d = _mm256_mul_ps(act_scales8(x + ib), scales8(w + ib));
+    acc = _mm256_add_ps(acc, _mm256_mul_ps(d, sum));
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc);
+  for (int64_t ib = nb8; ib < nb; ++ib) {
+    const float d = x[ib].d * f16_to_f32(w[ib].d);
+    lanes[ib % 8] += d * static_cast<float>(total(block_sum_q6_K(w[ib], x[ib])));
+  }
+  return sum_lanes8(lanes);
+}
+
+// Q4_K: sumi = Σ_j sc_j·Σ_{32 elements of j} q·x with q in [0, 15], and
+// summ = Σ_j m_j·(bsums[2j] + bsums[2j+1]); term = (dx·d)·sumi − (dx·dmin)·summ.
+WLLM_AVX2 inline void block_sums_q4_K(const BlockQ4_K& w, const BlockQ8_K& x, __m256i* sumi, int32_t* summ) {
+  const __m256i mask4 = _mm256_set1_epi8(15);
+  __m256i sum = _mm256_setzero_si256();
+  int32_t mins = 0;
+  for (int c = 0; c < 4; ++c) {
+    const __m256i qs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
+    for (int half = 0; half < 2; ++half) {
+      const int j = 2 * c + half;
+      int sc, m;
+      k4_scale_min(w.scales, j, &sc, &m);
+      const __m256i q = half ? _mm256_and_si256(_mm256_srli_epi16(qs, 4), mask4) : _mm256_and_si256(qs, mask4);
+      const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 32 * j));
+      const __m256i pairs = _mm256_maddubs_epi16(q, xv);  // q unsigned, x signed
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(pairs, _mm256_set1_epi16(static_cast<int16_t>(sc))));
+      mins += m * (x.bsums[2 * j] + x.bsums[2 * j + 1]);
+    }
+  }
+  *sumi = sum;
+  *summ = mins;
+}
+
+WLLM_AVX2 float dot_q4_K_avx2(int64_t n, const void* row, const void* act) {
+  const BlockQ4_K* w = static_cast<const BlockQ4_K*>(row);
+  const BlockQ8_K* x = static_cast<const BlockQ8_K*>(act);
+  const int64_t nb = n / kQK_K, nb8 = nb / 8 * 8;
+  __m256 acc = _mm256_setzero_ps();
+  __m256i partial[8];
+  alignas(32) int32_t mins[8];
+  alignas(16) uint16_t dmin[8];
+  for (int64_t ib = 0; ib < nb8; ib += 8) {
+    for (int j = 0; j < 8; ++j) {
+      block_sums_q4_K(w[ib + j], x[ib + j], &partial[j], &mins[j]);
+      dmin[j] = w[ib + j].dmin;
+    }
+    const __m256 dx = act_scales8(x + ib);
+    const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dx, scales8(w + ib)), _mm256_cvtepi32_ps(sum_each(partial)));
+    const __m256 dm = _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(dmin)));
+    const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dx, dm), _mm256_cvtepi32_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(mins))));
+    acc = _mm256_add_ps(acc, _mm256_sub_ps(t1, t2));
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc);
+  for (int64_t ib = nb8; ib < nb; ++ib) {
+    __m256i sumi;
+    int32_t summ;
+    block_sums_q4_K(w[ib], x[ib], &sumi, &summ);
+    const float dx = x[ib].d;
+    const float term = (dx * f16_to_f32(w[ib].d)) * static_cast<float>(total(sumi)) -
+                       (dx * f16_to_f32(w[ib].dmin)) * static_cast<float>(summ);
+    lanes[ib % 8] += term;
+  }
+  return sum_lanes8(lanes);
+}
+
 constexpr DotKernel kAvx2Kernels[] = {
     {TensorType::kF32, dot_f32_avx2},   {TensorType::kF16, dot_f16_avx2}, {TensorType::kBF16, dot_bf16_avx2},
-    {TensorType::kQ8_0, dot_q8_0_avx2}, {TensorType::kQ4_0, dot_q4_0_avx2},
+    {TensorType::kQ8_0, dot_q8_0_avx2}, {TensorType::kQ4_0, dot_q4_0_avx2}, {TensorType::kQ4_K, dot_q4_K_avx2},
+    {TensorType::kQ6_K, dot_q6_K_avx2},
 };
 
 }  // namespace
