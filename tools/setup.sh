@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing wasm-llm needs on a Debian machine:
-# the C++ toolchain and GoogleTest from apt, and the npm dev dependencies.
+# the C++ toolchain, GoogleTest and Emscripten from apt, and the npm dev
+# dependencies.
 # Idempotent and quick when everything is already there.
 #   --no-npm   skip the npm dependencies (the native build needs none)
 set -euo pipefail
@@ -14,7 +15,7 @@ for arg in "$@"; do
   esac
 done
 
-apt_packages=(cmake g++ make libgtest-dev)
+apt_packages=(cmake g++ make libgtest-dev emscripten)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

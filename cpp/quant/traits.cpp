@@ -66,18 +66,34 @@ bool reference_forced() {
   return env && std::strcmp(env, "ref") == 0;
 }
 
+// The first ISA with kernels for this build and CPU.
+struct Isa {
+  const char* name;
+  const DotKernel* (*kernels)(size_t* count);
+};
+constexpr Isa kIsas[] = {{"avx2", avx2_dot_kernels}, {"simd128", simd128_dot_kernels}};
+
+const Isa* active_isa() {
+  if (reference_forced()) return nullptr;
+  for (const Isa& isa : kIsas) {
+    size_t count = 0;
+    isa.kernels(&count);
+    if (count > 0) return &isa;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 const DotKernel* active_dot_kernels(size_t* count) {
   *count = 0;
-  if (reference_forced()) return nullptr;
-  return avx2_dot_kernels(count);
+  const Isa* isa = active_isa();
+  return isa ? isa->kernels(count) : nullptr;
 }
 
 const char* active_kernel_isa() {
-  size_t count = 0;
-  active_dot_kernels(&count);
-  return count > 0 ? "avx2" : "reference";
+  const Isa* isa = active_isa();
+  return isa ? isa->name : "reference";
 }
 
 const TypeTraits* find_reference_traits(uint32_t type) {
