@@ -18,10 +18,11 @@ const cacheDir = join(repo, 'build/bench-models');
 const quick = process.argv.includes('--quick');
 // Real shapes with a vocabulary of the right size: llama-spm has TinyLlama's
 // and stories15M's 32000 tokens, gpt-2's 50257 are close to SmolLM2's 49152.
-const shapes = quick
-  ? [{ shape: 'stories15M', vocab: 'ggml-vocab-llama-spm.gguf' }, { shape: 'smollm2-135m', vocab: 'ggml-vocab-gpt-2.gguf' }]
-  : [{ shape: 'stories15M', vocab: 'ggml-vocab-llama-spm.gguf' }, { shape: 'smollm2-135m', vocab: 'ggml-vocab-gpt-2.gguf' },
-    { shape: 'tinyllama-1.1b', vocab: 'ggml-vocab-llama-spm.gguf' }];
+// ctx: the shape's training context (a prompt must fit with the decoded tokens).
+const stories15M = { shape: 'stories15M', vocab: 'ggml-vocab-llama-spm.gguf', ctx: 256 };
+const smollm2 = { shape: 'smollm2-135m', vocab: 'ggml-vocab-gpt-2.gguf', ctx: 8192 };
+const tinyllama = { shape: 'tinyllama-1.1b', vocab: 'ggml-vocab-llama-spm.gguf', ctx: 2048 };
+const shapes = quick ? [stories15M, smollm2] : [stories15M, smollm2, tinyllama];
 const types = quick ? ['q4_0'] : ['f16', 'q8_0', 'q4_0', 'q4_K_M'];
 const promptLengths = quick ? [64] : [64, 512];
 const decodeTokens = quick ? 32 : 128;
@@ -85,6 +86,7 @@ for (const shape of shapes) {
     const sizeMib = statSync(model).size / 1048576;
     for (const t of threadCounts) {
       for (const p of promptLengths) {
+        if (p + decodeTokens > shape.ctx) continue;  // e.g. stories15M's 256-token context
         const results = {};
         for (const engine of engines) {
           results[engine.name] = await engine.run(model, p, decodeTokens, t);
