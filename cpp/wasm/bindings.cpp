@@ -1,0 +1,250 @@
+// Embind bindings: the Engine as JS sees it from inside the worker.
+//
+// Nothing here throws into JS (design-notes §4): every call that can fail
+// returns a plain object {code, message, ...} whose numeric code mirrors
+// wllm::ErrorCode; js/engine-errors.js turns it into a typed error.
+// Sizes and offsets cross as doubles (exact up to 2^53) and pointers as
+// unsigned numbers, so a 4 GB heap never shows up as negative addresses.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+
+namespace wllm::wasm {
+namespace {
+
+using emscripten::val;
+
+// {code, message} of a Status; callers add their own fields.
+val status_object(const Status& s) {
+  val out = val::object();
+  out.set("code", static_cast<int>(s.code()));
+  out.set("message", s.message());
+  return out;
+}
+
+val ok_object() { return status_object(Status()); }
+
+// Reads a number property of a JS options object, or `fallback` when absent.
+double number_or(const val& obj, const char* key, double fallback) {
+  if (obj.isUndefined() || obj.isNull()) return fallback;
+  const val v = obj[key];
+  return v.isNumber() ? v.as<double>() : fallback;
+}
+
+bool bool_or(const val& obj, const char* key, bool fallback) {
+  if (obj.isUndefined() || obj.isNull()) return fallback;
+  const val v = obj[key];
+  return v.isTrue() ? true : v.isFalse() ? false : fallback;
+}
+
+const char* architecture_name(Architecture a) { return a == Architecture::kQwen2 ? "qwen2" : "llama"; }
+
+val stats_object(const GenerateStats& st) {
+  val out = val::object();
+  out.set("promptTokens", st.prompt_tokens);
+  out.set("generatedTokens", st.generated_tokens);
+  out.set("prefillSeconds", st.prefill_seconds);
+  out.set("decodeSeconds", st.decode_seconds);
+  out.set("stopReason", std::string(stop_reason_name(st.stop_reason)));
+  return out;
+}
+
+}  // namespace
+
+class WasmEngine {
+ public:
+  // The single-threaded build has no pthreads: it always runs one thread.
+  static bool threaded() {
+#ifdef __EMSCRIPTEN_PTHREADS__
+    return true;
+#else
+    return false;
+#endif
+  }
+
+  // Scratch memory in the wasm heap for the header prefix (JS fills it).
+  static double alloc(double bytes) {
+    void* p = std::malloc(static_cast<size_t>(bytes > 0 ? bytes : 1));
+    return static_cast<double>(reinterpret_cast<uintptr_t>(p));
+  }
+  static void free_(double ptr) { std::free(reinterpret_cast<void*>(static_cast<uintptr_t>(ptr))); }
+
+  // A Uint8Array over [ptr, ptr+bytes) of the current heap buffer: always
+  // fresh, so it is valid even right after the memory has grown.
+  static val heap_view(double ptr, double bytes) {
+    return val(emscripten::typed_memory_view(static_cast<size_t>(bytes),
+                                             reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(ptr))));
+  }
+
+  // options: {contextSize, threads, memoryLimit}. On kNeedMoreData the
+  // result's neededBytes says how long a prefix to pass next time.
+  val begin_load(double prefix_ptr, double prefix_len, double file_size, const val& options) {
+    LoadOptions o;
+    o.n_ctx = static_cast<int>(number_or(options, "contextSize", 0));
+    o.n_threads = threaded() ? static_cast<int>(number_or(options, "threads", 1)) : 1;
+    o.memory_limit = static_cast<uint64_t>(number_or(options, "memoryLimit", 0));
+    const auto* data = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(prefix_ptr));
+    uint64_t needed = 0;
+    const Status s = engine_.begin_load(std::span<const uint8_t>(data, static_cast<size_t>(prefix_len)),
+                                        static_cast<uint64_t>(file_size), o, &needed);
+    val out = status_object(s);
+    out.set("neededBytes", static_cast<double>(needed));
+    return out;
+  }
+
+  double data_offset() const { return static_cast<double>(engine_.data_offset()); }
+  double data_size() const { return static_cast<double>(engine_.data_size()); }
+  double data_destination() { return static_cast<double>(reinterpret_cast<uintptr_t>(engine_.data_destination())); }
+
+  val finish_load() { return status_object(engine_.finish_load()); }
+
+  val info() const {
+    val out = val::object();
+    if (!engine_.loaded()) return out;
+    const ModelConfig& c = engine_.config();
+    out.set("architecture", std::string(architecture_name(c.arch)));
+    out.set("name", c.name);
+    out.set("vocabSize", c.n_vocab);
+    out.set("embeddingSize", c.dim);
+    out.set("layers", c.n_layers);
+    out.set("heads", c.n_heads);
+    out.set("kvHeads", c.n_kv_heads);
+    out.set("headSize", c.head_dim);
+    out.set("feedForwardSize", c.ffn_dim);
+    out.set("trainingContext", c.n_ctx_train);
+    out.set("contextSize", engine_.n_ctx());
+    out.set("threads", engine_.n_threads());
+    // Tensor count per type name, e.g. {f32: 9, q8_0: 48}.
+    val types = val::object();
+    for (const GgufTensorInfo& t : engine_.file().tensors()) {
+      const std::string name = type_traits(t.type).name;
+      types.set(name, number_or(types, name.c_str(), 0) + 1);
+    }
+    out.set("tensorTypes", types);
+    const MemoryReport m = engine_.memory();
+    val memory = val::object();
+    memory.set("weights", static_cast<double>(m.weights));
+    memory.set("kvCache", static_cast<double>(m.kv_cache));
+    memory.set("buffers", static_cast<double>(m.buffers));
+    memory.set("total", static_cast<double>(m.total()));
+    out.set("memory", memory);
+    return out;
+  }
+
+  // {code, message, tokens: number[]}
+  val tokenize(const std::string& text, bool add_special, bool parse_special) const {
+    if (!engine_.loaded()) return status_object(not_loaded());
+    val out = ok_object();
+    val tokens = val::array();
+    for (const int32_t id : engine_.tokenizer().encode(text, add_special, parse_special)) tokens.call<void>("push", id);
+    out.set("tokens", tokens);
+    return out;
+  }
+
+  // {code, message, text}; ids outside the vocabulary are an error.
+  val detokenize(const val& ids) const {
+    if (!engine_.loaded()) return status_object(not_loaded());
+    const int n_vocab = engine_.config().n_vocab;
+    std::vector<int32_t> tokens;
+    const int n = ids["length"].as<int>();
+    tokens.reserve(n);
+    for (int i = 0; i < n; ++i) {
+      const double id = ids[i].as<double>();
+      if (!(id >= 0 && id < n_vocab) || id != static_cast<int32_t>(id)) {
+        return status_object(Status::error(ErrorCode::kInvalidArgument, "token id %g is outside the vocabulary (0..%d)",
+                                           id, n_vocab - 1));
+      }
+      tokens.push_back(static_cast<int32_t>(id));
+    }
+    val out = ok_object();
+    out.set("text", engine_.tokenizer().decode(tokens));
+    return out;
+  }
+
+  // options: {maxTokens, temperature, topK, topP, minP, repeatPenalty,
+  // repeatLastN, frequencyPenalty, presencePenalty, seed, stop: string[],
+  // addSpecial, parseSpecial}; absent fields keep the engine defaults.
+  val start_generation(const std::string& prompt, const val& options) {
+    if (!engine_.loaded()) return status_object(not_loaded());
+    GenerateOptions g;
+    SamplerParams& s = g.sampling;
+    g.max_tokens = static_cast<int>(number_or(options, "maxTokens", g.max_tokens));
+    s.temperature = static_cast<float>(number_or(options, "temperature", s.temperature));
+    s.top_k = static_cast<int>(number_or(options, "topK", s.top_k));
+    s.top_p = static_cast<float>(number_or(options, "topP", s.top_p));
+    s.min_p = static_cast<float>(number_or(options, "minP", s.min_p));
+    s.repeat_penalty = static_cast<float>(number_or(options, "repeatPenalty", s.repeat_penalty));
+    s.penalty_last_n = static_cast<int>(number_or(options, "repeatLastN", s.penalty_last_n));
+    s.frequency_penalty = static_cast<float>(number_or(options, "frequencyPenalty", s.frequency_penalty));
+    s.presence_penalty = static_cast<float>(number_or(options, "presencePenalty", s.presence_penalty));
+    s.seed = static_cast<uint64_t>(number_or(options, "seed", 0));
+    g.add_special = bool_or(options, "addSpecial", g.add_special);
+    g.parse_special = bool_or(options, "parseSpecial", g.parse_special);
+    if (!options.isUndefined() && !options.isNull() && options["stop"].isArray()) {
+      const val stop = options["stop"];
+      const int n = stop["length"].as<int>();
+      for (int i = 0; i < n; ++i) {
+        std::string one = stop[i].as<std::string>();
+        if (!one.empty()) g.stop.push_back(std::move(one));
+      }
+    }
+    return status_object(engine_.start_generation(prompt, g));
+  }
+
+  // One bounded step: {more, text, stats}. `more` false: finished.
+  val step() {
+    Generation* gen = engine_.generation();
+    val out = val::object();
+    std::string text;
+    const bool more = gen && gen->step(&text);
+    out.set("more", more);
+    out.set("text", text);
+    out.set("stats", gen ? stats_object(gen->stats()) : val::null());
+    return out;
+  }
+
+  // Abort: {text (what was held back), stats}.
+  val cancel() {
+    Generation* gen = engine_.generation();
+    val out = val::object();
+    std::string text;
+    if (gen) gen->cancel(&text);
+    out.set("text", text);
+    out.set("stats", gen ? stats_object(gen->stats()) : val::null());
+    return out;
+  }
+
+ private:
+  static Status not_loaded() { return Status::error(ErrorCode::kInvalidArgument, "no model is loaded"); }
+
+  Engine engine_;
+};
+
+}  // namespace wllm::wasm
+
+EMSCRIPTEN_BINDINGS(wasm_llm) {
+  using wllm::wasm::WasmEngine;
+  emscripten::class_<WasmEngine>("WasmEngine")
+      .constructor<>()
+      .class_function("threaded", &WasmEngine::threaded)
+      .class_function("alloc", &WasmEngine::alloc)
+      .class_function("free", &WasmEngine::free_)
+      .class_function("heapView", &WasmEngine::heap_view)
+      .function("beginLoad", &WasmEngine::begin_load)
+      .function("dataOffset", &WasmEngine::data_offset)
+      .function("dataSize", &WasmEngine::data_size)
+      .function("dataDestination", &WasmEngine::data_destination)
+      .function("finishLoad", &WasmEngine::finish_load)
+      .function("info", &WasmEngine::info)
+      .function("tokenize", &WasmEngine::tokenize)
+      .function("detokenize", &WasmEngine::detokenize)
+      .function("startGeneration", &WasmEngine::start_generation)
+      .function("step", &WasmEngine::step)
+      .function("cancel", &WasmEngine::cancel);
+}

@@ -1,0 +1,129 @@
+// Generation through the worker: results, streaming, abort, queueing, tokenizer.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AbortError, GenerationError, LLM } from '../../js/index.js';
+import { modelPath } from './helpers.mjs';
+
+const prompt = 'Once upon a time';
+let llm;
+
+beforeAll(async () => {
+  llm = await LLM.load(modelPath, { threads: 1 });
+});
+
+afterAll(() => llm?.dispose());
+
+describe('generate', () => {
+  it('returns the continuation and passes every piece to onToken', async () => {
+    const pieces = [];
+    const text = await llm.generate(prompt, { maxTokens: 40, temperature: 0, onToken: (p) => pieces.push(p) });
+    expect(text.length).toBeGreaterThan(40);
+    expect(pieces.join('')).toBe(text);
+  });
+
+  it('streams several pieces before the end', async () => {
+    const expected = await llm.generate(prompt, { maxTokens: 40, temperature: 0 });
+    const pieces = [];
+    for await (const piece of llm.stream(prompt, { maxTokens: 40, temperature: 0 })) pieces.push(piece);
+    expect(pieces.length).toBeGreaterThan(5);
+    expect(pieces.join('')).toBe(expected);
+  });
+
+  it('stops at a stop string', async () => {
+    const full = await llm.generate(prompt, { maxTokens: 40, temperature: 0 });
+    const stop = full.slice(10, 14);
+    const text = await llm.generate(prompt, { maxTokens: 40, temperature: 0, stop: [stop] });
+    expect(text).toBe(full.slice(0, full.indexOf(stop)));
+  });
+
+  it('rejects promptly with AbortError when aborted, and the next call works', async () => {
+    const expected = await llm.generate(prompt, { maxTokens: 30, temperature: 0 });
+    const controller = new AbortController();
+    let pieces = 0;
+    let abortedAt = 0;
+    const run = llm.generate(prompt, {
+      maxTokens: 1800,
+      temperature: 1,
+      minP: 0,
+      seed: 7,
+      signal: controller.signal,
+      onToken: () => {
+        if (++pieces === 3) {
+          abortedAt = performance.now();
+          controller.abort();
+        }
+      },
+    });
+    const error = await run.catch((e) => e);
+    expect(error).toBeInstanceOf(AbortError);
+    expect(error.name).toBe('AbortError');
+    expect(performance.now() - abortedAt).toBeLessThan(100);
+    // The worker stopped too: the whole run would take seconds, the next call starts at once.
+    expect(await llm.generate(prompt, { maxTokens: 30, temperature: 0 })).toBe(expected);
+    expect(performance.now() - abortedAt).toBeLessThan(1500);
+  });
+
+  it('aborts when the stream consumer leaves the loop early', async () => {
+    let count = 0;
+    for await (const piece of llm.stream(prompt, { maxTokens: 1800, temperature: 1, seed: 3 })) {
+      expect(typeof piece).toBe('string');
+      if (++count === 3) break;
+    }
+    expect(count).toBe(3);
+    expect((await llm.generate(prompt, { maxTokens: 5, temperature: 0 })).length).toBeGreaterThan(0);
+  });
+
+  it('rejects at once when the signal is already aborted', async () => {
+    const error = await llm.generate(prompt, { signal: AbortSignal.abort() }).catch((e) => e);
+    expect(error).toBeInstanceOf(AbortError);
+  });
+
+  it('queues concurrent calls in order, each with its own result', async () => {
+    const a = { maxTokens: 40, temperature: 0 };
+    const b = { maxTokens: 40, temperature: 0.8, seed: 42 };
+    const expectedA = await llm.generate('Once upon a time', a);
+    const expectedB = await llm.generate('The cat', b);
+    const order = [];
+    const [resultA, resultB, tokens] = await Promise.all([
+      llm.generate('Once upon a time', a).then((t) => (order.push('a'), t)),
+      llm.generate('The cat', b).then((t) => (order.push('b'), t)),
+      llm.tokenize('The cat').then((t) => (order.push('tokenize'), t)),
+    ]);
+    expect(resultA).toBe(expectedA);
+    expect(resultB).toBe(expectedB);
+    expect(tokens.length).toBeGreaterThan(1);
+    expect(order).toEqual(['a', 'b', 'tokenize']);
+  });
+
+  it('reports engine errors as GenerationError', async () => {
+    const error = await llm.generate(prompt, { topP: 2 }).catch((e) => e);
+    expect(error).toBeInstanceOf(GenerationError);
+    expect(error.message).toMatch(/top.?p/i);
+  });
+});
+
+describe('tokenizer', () => {
+  it('round-trips text through tokenize and detokenize', async () => {
+    const text = 'Once upon a time, there was a little dog named Max.';
+    const ids = await llm.tokenize(text);
+    expect(ids[0]).toBe(1);  // BOS
+    expect(await llm.tokenize(text, { addSpecial: false })).toEqual(ids.slice(1));
+    // The llama vocabulary adds a space before the text (SentencePiece's dummy prefix).
+    expect(await llm.detokenize(ids)).toBe(` ${text}`);
+  });
+
+  it('rejects ids outside the vocabulary', async () => {
+    const error = await llm.detokenize([1, 100000]).catch((e) => e);
+    expect(error).toBeInstanceOf(GenerationError);
+    expect(error.message).toMatch(/100000/);
+  });
+});
+
+describe('dispose', () => {
+  it('settles pending calls and fails later ones', async () => {
+    const other = await LLM.load(modelPath, { threads: 1 });
+    const running = other.generate(prompt, { maxTokens: 1800, temperature: 1 });
+    await other.dispose();
+    await expect(running).rejects.toBeInstanceOf(GenerationError);
+    await expect(other.generate(prompt)).rejects.toBeInstanceOf(GenerationError);
+  });
+});

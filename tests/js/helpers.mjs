@@ -1,0 +1,71 @@
+// Shared by the JS tests: paths, the native CLI, and a local HTTP server.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const modelPath = path.join(path.resolve(repoRoot, '../shared/models'), 'stories260K.gguf');
+const cliPath = path.join(repoRoot, 'build/native/wasm-llm');
+
+// The continuation the native CLI prints after the prompt (stdout is
+// prompt + continuation + "\n"; the summary line goes to stderr).
+export async function nativeContinuation(prompt, args) {
+  const { stdout } = await promisify(execFile)(cliPath, ['generate', '-m', modelPath, '-p', prompt, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+  });
+  if (!stdout.startsWith(prompt) || !stdout.endsWith('\n')) throw new Error(`unexpected CLI output: ${stdout}`);
+  return stdout.slice(prompt.length, -1);
+}
+
+// Serves `bytes` at /model.gguf with Range support; anything else is 404.
+// dropAfter: the first full (non-Range) response breaks off after that many bytes.
+// Resolves to {url, requests (the Range header of each, or null), close()}.
+export async function serveModel(bytes, { dropAfter } = {}) {
+  const requests = [];
+  let dropped = false;
+  const server = http.createServer((req, res) => {
+    if (req.url !== '/model.gguf') {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    const range = req.headers.range ?? null;
+    requests.push(range);
+    const match = range && /^bytes=(\d+)-$/.exec(range);
+    if (match) {
+      const from = Number(match[1]);
+      res.writeHead(206, {
+        'Content-Length': bytes.length - from,
+        'Content-Range': `bytes ${from}-${bytes.length - 1}/${bytes.length}`,
+      });
+      res.end(bytes.subarray(from));
+      return;
+    }
+    res.writeHead(200, { 'Content-Length': bytes.length, 'Accept-Ranges': 'bytes' });
+    if (dropAfter !== undefined && !dropped) {
+      dropped = true;
+      res.write(bytes.subarray(0, dropAfter), () => setTimeout(() => res.socket.destroy(), 50));
+      return;
+    }
+    res.end(bytes);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}/model.gguf`,
+    base: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export function readModel() {
+  return fs.readFileSync(modelPath);
+}

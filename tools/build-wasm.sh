@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the two wasm variants with Emscripten and copies them into dist/wasm:
+#   wasm-llm-mt.{js,wasm,worker.js}  threaded (pthreads, needs SharedArrayBuffer)
+#   wasm-llm-st.{js,wasm}            single-threaded
+# Each variant has its own build directory (build/wasm-mt, build/wasm-st)
+# because -pthread must be on the compile of every object. Build logs go to
+# build/wasm-*/build.log; on failure the errors are shown.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian's emscripten needs Debian's acorn; node here may come from elsewhere.
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+
+if ! command -v em++ >/dev/null; then
+  echo "build-wasm: installing emscripten with apt-get"
+  sudo_cmd=()
+  [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq emscripten >/dev/null
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+mkdir -p dist/wasm
+for variant in mt st; do
+  dir=build/wasm-$variant
+  threads=$([ "$variant" = mt ] && echo ON || echo OFF)
+  mkdir -p "$dir"
+  if ! emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DWLLM_WASM_THREADS="$threads" >"$dir/configure.log" 2>&1; then
+    tail -30 "$dir/configure.log"
+    exit 1
+  fi
+  if ! cmake --build "$dir" -j"$jobs" >"$dir/build.log" 2>&1; then
+    grep -E "error|Error" -A3 "$dir/build.log" | head -60
+    echo "build failed: see $dir/build.log" >&2
+    exit 1
+  fi
+  for f in "$dir"/wasm-llm-$variant.js "$dir"/wasm-llm-$variant.wasm "$dir"/wasm-llm-$variant.worker.js; do
+    if [ -f "$f" ]; then cp "$f" dist/wasm/; fi
+  done
+done
+# The glue is classic CommonJS; keep a "type": "module" consumer from parsing it as ESM.
+echo '{"type":"commonjs"}' >dist/wasm/package.json
+echo "built dist/wasm (wasm-llm-mt, wasm-llm-st)"
