@@ -9,6 +9,8 @@
 
 #include <wasm_simd128.h>
 
+#include <cstring>
+
 #include "core/half.h"
 #include "quant/blocks.h"
 
@@ -111,6 +113,24 @@ int32_t block_sum_q4_0(const BlockQ4_0& w, const BlockQ8_0& x) {
   return total(wasm_i32x4_add(dot_i8x16(lo, wasm_v128_load(x.qs)), dot_i8x16(hi, wasm_v128_load(x.qs + 16))));
 }
 
+// Q5_0: Q4_0's nibbles plus bit i of the 32-bit qh on top, minus 16.
+int32_t block_sum_q5_0(const BlockQ5_0& w, const BlockQ8_0& x) {
+  uint32_t qh;
+  std::memcpy(&qh, w.qh, sizeof qh);
+  const v128_t bit = wasm_i64x2_splat(static_cast<int64_t>(0x8040201008040201ull));
+  const v128_t sixteen = wasm_i8x16_splat(16);
+  const v128_t qh_bytes = wasm_i32x4_splat(static_cast<int32_t>(qh));
+  // Byte i/8 of qh into element i, then test bit i % 8.
+  const v128_t spread_lo = wasm_i8x16_swizzle(qh_bytes, wasm_i8x16_make(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
+  const v128_t spread_hi = wasm_i8x16_swizzle(qh_bytes, wasm_i8x16_make(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+  const v128_t high_lo = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(spread_lo, bit), bit), sixteen);
+  const v128_t high_hi = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(spread_hi, bit), bit), sixteen);
+  const v128_t packed = wasm_v128_load(w.qs);
+  const v128_t lo = wasm_i8x16_sub(wasm_v128_or(wasm_v128_and(packed, wasm_i8x16_splat(15)), high_lo), sixteen);
+  const v128_t hi = wasm_i8x16_sub(wasm_v128_or(wasm_u8x16_shr(packed, 4), high_hi), sixteen);
+  return total(wasm_i32x4_add(dot_i8x16(lo, wasm_v128_load(x.qs)), dot_i8x16(hi, wasm_v128_load(x.qs + 16))));
+}
+
 // The reference's per-block combination for Q8_0 activations.
 template <typename Block, int32_t (*block_sum)(const Block&, const BlockQ8_0&)>
 float dot_blocks_q8_0(int64_t n, const void* row, const void* act) {
@@ -189,6 +209,7 @@ constexpr DotKernel kSimd128Kernels[] = {
     {TensorType::kBF16, dot_bf16_simd128},
     {TensorType::kQ8_0, dot_blocks_q8_0<BlockQ8_0, block_sum_q8_0>},
     {TensorType::kQ4_0, dot_blocks_q8_0<BlockQ4_0, block_sum_q4_0>},
+    {TensorType::kQ5_0, dot_blocks_q8_0<BlockQ5_0, block_sum_q5_0>},
     {TensorType::kQ4_K, dot_q4_K_simd128},
     {TensorType::kQ6_K, dot_q6_K_simd128},
 };

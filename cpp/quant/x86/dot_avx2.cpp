@@ -114,6 +114,23 @@ WLLM_AVX2 inline __m256i q4_0_bytes(const uint8_t* qs) {
   return _mm256_sub_epi8(_mm256_set_m128i(hi, lo), _mm256_set1_epi8(8));
 }
 
+// Q5_0: the Q4_0 nibbles plus a fifth bit per element (bit i of the 32-bit
+// qh for element i), minus 16.
+WLLM_AVX2 inline __m256i q5_0_bytes(const BlockQ5_0& b) {
+  uint32_t qh;
+  std::memcpy(&qh, b.qh, sizeof qh);
+  // Byte i/8 of qh into element i, then test bit i % 8.
+  const __m256i spread = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(static_cast<int32_t>(qh)),
+      _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+  const __m256i high = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit), _mm256_set1_epi8(16));
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
+  const __m128i mask = _mm_set1_epi8(15);
+  const __m256i low = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
+  return _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(16));
+}
+
 // Shared by the Q8_0-activation types: per block an exact integer sum, then
 // term = (d_w·d_x)·sum added into lane (block % 8), eight blocks per step.
 // block_sum(w, x) gives a block's partial sums (total() adds them up).
@@ -147,6 +164,14 @@ WLLM_AVX2 inline __m256i block_sum_q8_0(const BlockQ8_0& w, const BlockQ8_0& x) 
 
 WLLM_AVX2 inline __m256i block_sum_q4_0(const BlockQ4_0& w, const BlockQ8_0& x) {
   return dot_i8x32(q4_0_bytes(w.qs), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs)));
+}
+
+WLLM_AVX2 inline __m256i block_sum_q5_0(const BlockQ5_0& w, const BlockQ8_0& x) {
+  return dot_i8x32(q5_0_bytes(w), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs)));
+}
+
+WLLM_AVX2 float dot_q5_0_avx2(int64_t n, const void* row, const void* act) {
+  return dot_blocks_q8_0<BlockQ5_0, block_sum_q5_0>(n, row, act);
 }
 
 WLLM_AVX2 float dot_q8_0_avx2(int64_t n, const void* row, const void* act) {
@@ -272,7 +297,8 @@ WLLM_AVX2 float dot_q4_K_avx2(int64_t n, const void* row, const void* act) {
 
 constexpr DotKernel kAvx2Kernels[] = {
     {TensorType::kF32, dot_f32_avx2},   {TensorType::kF16, dot_f16_avx2}, {TensorType::kBF16, dot_bf16_avx2},
-    {TensorType::kQ8_0, dot_q8_0_avx2}, {TensorType::kQ4_0, dot_q4_0_avx2}, {TensorType::kQ4_K, dot_q4_K_avx2},
+    {TensorType::kQ8_0, dot_q8_0_avx2}, {TensorType::kQ4_0, dot_q4_0_avx2}, {TensorType::kQ5_0, dot_q5_0_avx2},
+    {TensorType::kQ4_K, dot_q4_K_avx2},
     {TensorType::kQ6_K, dot_q6_K_avx2},
 };
 
