@@ -1,8 +1,12 @@
-// Types of the wasm-llm Node API (js/index.js).
+// Types of the wasm-llm API: the same in Node (js/index.js) and in browsers (js/browser.js).
 
 export interface LoadProgress {
-  /** 'header': reading the GGUF header; 'weights': copying tensor data; 'done'. */
-  phase: 'header' | 'weights' | 'done';
+  /**
+   * 'download': bytes from the network; 'cache': from the download cache (OPFS in
+   * browsers, a folder in Node); 'read': from a file, bytes or a stream;
+   * 'init': all bytes are in, the engine is setting up; 'done'.
+   */
+  phase: 'download' | 'cache' | 'read' | 'init' | 'done';
   /** File bytes received so far. */
   loaded: number;
   /** File size in bytes, when known. */
@@ -10,12 +14,23 @@ export interface LoadProgress {
 }
 
 export interface LoadOptions {
-  /** Engine threads; default min(4, available cores). More than 1 uses the pthreads build. */
+  /**
+   * Engine threads. Default: min(4, available cores) in Node; in browsers the same
+   * when the page is cross-origin isolated, else 1. More than 1 uses the pthreads build.
+   */
   threads?: number;
   /** KV cache positions; 0 or absent: min(training context, 4096). */
   contextSize?: number;
-  /** Bytes the model may use in all (weights + KV cache + buffers); 0: no limit. */
+  /** Bytes the model may use in all (weights + KV cache + buffers); 0: what the 4 GB wasm memory has left. */
   memoryLimit?: number;
+  /** Expected sha256 of the file (hex); checked while it streams in. Registry models bring their own. */
+  sha256?: string;
+  /** Cache downloads (default true): OPFS in browsers, a folder in Node. */
+  cache?: boolean;
+  /** Node: the download cache folder (default $WASM_LLM_CACHE, else ~/.cache/wasm-llm). */
+  cacheDir?: string;
+  /** Node: a folder where registry models are looked for first (default $WASM_LLM_MODELS). */
+  modelsDir?: string;
   /** Length of a ReadableStream source, if known (checked against the header). */
   size?: number;
   onProgress?: (progress: LoadProgress) => void;
@@ -52,6 +67,19 @@ export interface GenerateOptions {
   onToken?: (piece: string) => void;
 }
 
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | (string & {});
+  content: string;
+}
+
+export interface GenerationStats {
+  promptTokens: number;
+  generatedTokens: number;
+  prefillSeconds: number;
+  decodeSeconds: number;
+  stopReason: 'max_tokens' | 'end_of_generation' | 'stop_string' | 'context_full';
+}
+
 export interface MemoryInfo {
   weights: number;
   kvCache: number;
@@ -77,23 +105,72 @@ export interface ModelInfo {
   memory: MemoryInfo;
   /** Whether the pthreads build runs the model. */
   threaded: boolean;
+  /** The model's Jinja chat template, or null (then ChatML is used). */
+  chatTemplate: string | null;
+  bosToken: string;
+  eosToken: string;
+  /** Where the bytes came from. */
+  loadedFrom: 'network' | 'cache' | 'local';
 }
 
-export type ModelSource = string | URL | ArrayBuffer | ArrayBufferView | ReadableStream<Uint8Array>;
+/**
+ * A model name from the registry, a URL (http(s), or 'hf:owner/repo/path/file.gguf'),
+ * bytes, a Blob/File, a ReadableStream, or (Node) a file path.
+ */
+export type ModelSource = string | URL | ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array>;
+
+export interface CacheEntry {
+  url: string;
+  size: number;
+  sha256: string;
+  /** Milliseconds since the epoch. */
+  savedAt: number;
+  /** Node: the file's path. */
+  file?: string;
+}
+
+export interface ModelCache {
+  list(): Promise<CacheEntry[]>;
+  /** Resolves to whether there was an entry. */
+  delete(url: string): Promise<boolean>;
+  clear(): Promise<void>;
+}
 
 export class LLM {
-  /** Loads a GGUF model from a path, an http(s) URL, bytes or a ReadableStream. Rejects with LoadError or AbortError. */
+  /** Loads a GGUF model. Rejects with LoadError or AbortError. */
   static load(source: ModelSource, options?: LoadOptions): Promise<LLM>;
+  /** The download cache. */
+  static readonly cache: ModelCache;
   readonly info: Readonly<ModelInfo>;
+  /** Figures of the last finished generation. */
+  readonly lastStats?: GenerationStats;
   /** The continuation of `prompt`. Rejects with AbortError or GenerationError. */
   generate(prompt: string, options?: GenerateOptions): Promise<string>;
   /** The continuation as it is produced; leaving the loop early aborts the generation. */
   stream(prompt: string, options?: GenerateOptions): AsyncGenerator<string, void, undefined>;
+  /** The assistant's reply to the conversation, formatted with the model's chat template. */
+  chat(messages: readonly ChatMessage[], options?: GenerateOptions): Promise<string>;
+  /** chat() as an async iterator of text pieces. */
+  chatStream(messages: readonly ChatMessage[], options?: GenerateOptions): AsyncGenerator<string, void, undefined>;
+  /** The prompt text chat() generates from. */
+  formatChat(messages: readonly ChatMessage[], options?: { addGenerationPrompt?: boolean }): string;
   tokenize(text: string, options?: { addSpecial?: boolean; parseSpecial?: boolean }): Promise<number[]>;
   detokenize(ids: readonly number[] | Int32Array | Uint32Array): Promise<string>;
-  /** Stops the engine worker; pending requests reject. */
+  /** Stops the engine worker and frees its memory; pending requests reject. */
   dispose(): Promise<void>;
 }
+
+export interface RegistryModel {
+  file: string;
+  url: string;
+  size: number;
+  sha256: string;
+  description: string;
+}
+
+/** Models known by name. */
+export const MODELS: Readonly<Record<string, RegistryModel>>;
+export const DEFAULT_MODEL: string;
 
 /** Loading failed; `cause` holds the underlying error, `status` the HTTP status if any. */
 export class LoadError extends Error {

@@ -2,6 +2,7 @@
 # Builds the two wasm variants with Emscripten and copies them into dist/wasm:
 #   wasm-llm-mt.{js,wasm,worker.js}  threaded (pthreads, needs SharedArrayBuffer)
 #   wasm-llm-st.{js,wasm}            single-threaded
+#   wasm-llm-cli.{js,wasm,worker.js} the command-line tool for Node (threaded)
 # Each variant has its own build directory (build/wasm-mt, build/wasm-st)
 # because -pthread must be on the compile of every object. Build logs go to
 # build/wasm-*/build.log; on failure the errors are shown.
@@ -34,7 +35,7 @@ for variant in mt st; do
     echo "build failed: see $dir/build.log" >&2
     exit 1
   fi
-  for f in "$dir"/wasm-llm-$variant.js "$dir"/wasm-llm-$variant.wasm "$dir"/wasm-llm-$variant.worker.js; do
+  for f in "$dir"/wasm-llm-$variant.{js,wasm,worker.js} "$dir"/wasm-llm-cli.{js,wasm,worker.js}; do
     if [ -f "$f" ]; then cp "$f" dist/wasm/; fi
   done
 done

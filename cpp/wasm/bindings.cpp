@@ -6,13 +6,16 @@
 // Sizes and offsets cross as doubles (exact up to 2^53) and pointers as
 // unsigned numbers, so a 4 GB heap never shows up as negative addresses.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "core/sha256.h"
 #include "engine/engine.h"
 
 namespace wllm::wasm {
@@ -89,6 +92,10 @@ class WasmEngine {
     o.n_ctx = static_cast<int>(number_or(options, "contextSize", 0));
     o.n_threads = threaded() ? static_cast<int>(number_or(options, "threads", 1)) : 1;
     o.memory_limit = static_cast<uint64_t>(number_or(options, "memoryLimit", 0));
+    // Without a limit of the caller's, the model must fit what the wasm
+    // memory can still grow to (4 GB in all): refuse before allocating.
+    const uint64_t heap_left = emscripten_get_heap_max() - reinterpret_cast<uintptr_t>(sbrk(0));
+    if (o.memory_limit == 0 || o.memory_limit > heap_left) o.memory_limit = heap_left;
     const auto* data = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(prefix_ptr));
     uint64_t needed = 0;
     const Status s = engine_.begin_load(std::span<const uint8_t>(data, static_cast<size_t>(prefix_len)),
@@ -127,6 +134,14 @@ class WasmEngine {
       types.set(name, number_or(types, name.c_str(), 0) + 1);
     }
     out.set("tensorTypes", types);
+    // What chat templates need: the template (null if the model has none)
+    // and the text of its BOS and EOS tokens.
+    const Result<std::string_view> chat_template = engine_.file().get_string_or("tokenizer.chat_template", "");
+    out.set("chatTemplate", chat_template.ok() && !chat_template.value().empty() ? val(std::string(chat_template.value()))
+                                                                                 : val::null());
+    const Tokenizer& tok = engine_.tokenizer();
+    out.set("bosToken", tok.bos() >= 0 ? std::string(tok.token_text(tok.bos())) : std::string());
+    out.set("eosToken", tok.eos() >= 0 ? std::string(tok.token_text(tok.eos())) : std::string());
     const MemoryReport m = engine_.memory();
     val memory = val::object();
     memory.set("weights", static_cast<double>(m.weights));
@@ -226,6 +241,19 @@ class WasmEngine {
   Engine engine_;
 };
 
+// SHA-256 over bytes already in the wasm heap (the loader hashes each chunk
+// where it lands, so checking a download costs no extra copy).
+class WasmSha256 {
+ public:
+  void update(double ptr, double bytes) {
+    hash_.update(reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(ptr)), static_cast<size_t>(bytes));
+  }
+  std::string hex_digest() { return hash_.hex_digest(); }
+
+ private:
+  Sha256 hash_;
+};
+
 }  // namespace wllm::wasm
 
 EMSCRIPTEN_BINDINGS(wasm_llm) {
@@ -247,4 +275,9 @@ EMSCRIPTEN_BINDINGS(wasm_llm) {
       .function("startGeneration", &WasmEngine::start_generation)
       .function("step", &WasmEngine::step)
       .function("cancel", &WasmEngine::cancel);
+  using wllm::wasm::WasmSha256;
+  emscripten::class_<WasmSha256>("Sha256")
+      .constructor<>()
+      .function("update", &WasmSha256::update)
+      .function("hexDigest", &WasmSha256::hex_digest);
 }

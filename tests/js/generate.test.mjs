@@ -119,11 +119,13 @@ describe('tokenizer', () => {
 });
 
 describe('dispose', () => {
-  it('settles pending calls and fails later ones', async () => {
+  it('rejects pending calls at once and fails later ones', async () => {
     const other = await LLM.load(modelPath, { threads: 1 });
-    const running = other.generate(prompt, { maxTokens: 1800, temperature: 1 });
+    const running = expect(other.generate(prompt, { maxTokens: 1800, temperature: 1 })).rejects.toThrow(
+      /the model was disposed/,
+    );
     await other.dispose();
-    await expect(running).rejects.toBeInstanceOf(GenerationError);
+    await running;
     await expect(other.generate(prompt)).rejects.toBeInstanceOf(GenerationError);
   });
 });

@@ -1,43 +1,47 @@
-// Caller side of the engine worker: starts it, sends requests with ids and
-// routes the worker's answers back to them. The worker runs requests one at a
-// time in the order sent, so calls made during a generation simply queue.
+// Caller side of the engine worker: sends requests with ids and routes the
+// worker's answers back to them. The worker runs requests one at a time in the
+// order sent, so calls made during a generation simply queue.
 // Every request's promise settles: with its result, its error, AbortError as
-// soon as its signal fires, or an error if the worker dies.
-import { Worker } from 'node:worker_threads';
+// soon as its signal fires, or an error when the worker dies or is disposed.
+//
+// The worker is reached through a port, so Node's worker_threads and the
+// browser's Web Worker look the same here:
+//   { post(message, transfer), on(event, listener) → off() for 'message' | 'error' | 'exit',
+//     terminate(), ref(), unref() }
 import { AbortError, GenerationError, LoadError, errorFromDescription } from './errors.js';
 
 export class WorkerClient {
-  // Starts the worker with wasm variant 'mt' or 'st' and `threads` engine threads.
-  static async start(variant, threads) {
-    const worker = new Worker(new URL('./node-worker.js', import.meta.url), { workerData: { variant, threads } });
-    const listeners = {};
+  // Waits for the worker's 'ready' message; rejects with LoadError if it fails to start.
+  static async start(port) {
+    const offs = [];
     try {
       await new Promise((resolve, reject) => {
         const fail = (message, cause) => reject(new LoadError(`cannot start the engine worker: ${message}`, { cause }));
-        listeners.message = (msg) => (msg.type === 'ready' ? resolve() : fail(msg.message));
-        listeners.error = (error) => fail(error.message, error);
-        listeners.exit = (code) => fail(`it exited with code ${code}`);
-        for (const [event, listener] of Object.entries(listeners)) worker.on(event, listener);
+        offs.push(port.on('message', (msg) => {
+          if (msg.type === 'ready') resolve();
+          else if (msg.type === 'init-error') fail(msg.message);
+        }));
+        offs.push(port.on('error', (error) => fail(error?.message ?? String(error), error)));
+        offs.push(port.on('exit', (code) => fail(`it exited with code ${code}`)));
       });
     } catch (error) {
-      worker.terminate();
+      port.terminate();
       throw error;
     } finally {
-      // Only ours: the Worker keeps internal listeners of its own.
-      for (const [event, listener] of Object.entries(listeners)) worker.off(event, listener);
+      for (const off of offs) off();
     }
-    return new WorkerClient(worker);
+    return new WorkerClient(port);
   }
 
-  constructor(worker) {
-    this.worker = worker;
+  constructor(port) {
+    this.port = port;
     this.nextId = 1;
-    this.pending = new Map();  // id → {resolve, reject, onEvent, kind}
+    this.pending = new Map();  // id → {resolve, reject, onEvent, kind, cleanup}
     this.deathError = null;
-    worker.on('message', (msg) => this.#onMessage(msg));
-    worker.on('error', (error) => this.#onDeath(error));
-    worker.on('exit', (code) => this.#onDeath(new Error(`the engine worker exited with code ${code}`)));
-    worker.unref();  // an idle model must not keep the process alive
+    port.on('message', (msg) => this.#onMessage(msg));
+    port.on('error', (error) => this.#onDeath(error instanceof Error ? error : new Error(error?.message ?? 'worker error')));
+    port.on('exit', (code) => this.#onDeath(new Error(`the engine worker exited with code ${code}`)));
+    port.unref();  // an idle model must not keep a Node process alive
   }
 
   // Sends request {type, ...payload}; onEvent(msg) gets its progress/text
@@ -49,24 +53,25 @@ export class WorkerClient {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
-        this.worker.postMessage({ type: 'abort', id });
+        this.port.post({ type: 'abort', id });
         this.#settle(id, () => reject(new AbortError()));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       const cleanup = () => signal?.removeEventListener('abort', onAbort);
       this.pending.set(id, { resolve, reject, onEvent, kind, cleanup });
-      if (this.pending.size === 1) this.worker.ref();
+      if (this.pending.size === 1) this.port.ref();
       try {
-        this.worker.postMessage({ id, type, ...payload }, transfer);
+        this.port.post({ id, type, ...payload }, transfer);
       } catch (error) {
         this.#settle(id, () => reject(deathErrorFor(kind, error)));
       }
     });
   }
 
-  terminate() {
-    this.deathError ??= new Error('the model was disposed');
-    return this.worker.terminate();
+  // Stops the worker; pending and later requests reject.
+  async terminate() {
+    this.#onDeath(new Error('the model was disposed'));
+    await this.port.terminate();
   }
 
   #onMessage(msg) {
@@ -82,7 +87,7 @@ export class WorkerClient {
     if (!entry) return;
     this.pending.delete(id);
     entry.cleanup();
-    if (this.pending.size === 0) this.worker.unref();
+    if (this.pending.size === 0) this.port.unref();
     settle();
   }
 

@@ -1,0 +1,164 @@
+// The LLM class, the same in Node and in browsers. What differs — how the
+// worker starts, what a source can be, where downloads are cached — is the
+// `platform` an entry point (index.js for Node, browser.js) attaches:
+//   { defaultThreads(), threadsSupported(), startWorker(variant, threads) → port,
+//     resolveSource(source, options) → {description, transfer}, cache }
+import { ChatFormatter } from './chat.js';
+import { WorkerClient } from './client.js';
+import { AbortError } from './errors.js';
+import { generateOptions, loadOptions } from './options.js';
+
+export class LLM {
+  // Loads a GGUF model (see index.d.ts for the sources and options).
+  static async load(source, options = {}) {
+    const platform = this.platform;
+    const opts = loadOptions(options, platform.defaultThreads());
+    const { signal, onProgress } = options;
+    if (signal?.aborted) throw new AbortError('loading was aborted');
+    // More than one thread needs the pthreads build (and, in a browser, cross-origin isolation).
+    const threads = platform.threadsSupported() ? opts.threads : 1;
+    // A registry name brings its own sha256.
+    const { description, transfer, sha256 } = await platform.resolveSource(source, { ...options, ...opts });
+    if (signal?.aborted) throw new AbortError('loading was aborted');
+    const client = await WorkerClient.start(await platform.startWorker(threads > 1 ? 'mt' : 'st', threads));
+    try {
+      const info = await client.request(
+        'load',
+        {
+          source: description,
+          options: { contextSize: opts.contextSize, memoryLimit: opts.memoryLimit, sha256: opts.sha256 ?? sha256 },
+        },
+        { signal, kind: 'load', transfer, onEvent: (msg) => onProgress?.(msg.progress) },
+      );
+      return new this(client, info);
+    } catch (error) {
+      client.terminate();
+      throw error;
+    }
+  }
+
+  constructor(client, info) {
+    this.client = client;
+    this.info = Object.freeze(info);
+    this.chatFormatter = new ChatFormatter(info);
+  }
+
+  // Generates a continuation of `prompt` and resolves with its text.
+  async generate(prompt, options = {}) {
+    if (typeof prompt !== 'string') throw new TypeError('prompt must be a string');
+    const { signal, onToken } = options;
+    let text = '';
+    const stats = await this.client.request(
+      'generate',
+      { prompt, options: generateOptions(options) },
+      {
+        signal,
+        onEvent: (msg) => {
+          text += msg.text;
+          onToken?.(msg.text);
+        },
+      },
+    );
+    this.lastStats = stats;
+    return text;
+  }
+
+  // Like generate(), as an async iterator of text pieces. Leaving the loop
+  // early aborts the generation.
+  stream(prompt, options = {}) {
+    return streamOf((onToken, signal) => this.generate(prompt, { ...options, onToken, signal }), options.signal);
+  }
+
+  // The conversation `messages` ([{role, content}]) formatted with the
+  // model's chat template, ready for generate() or stream().
+  formatChat(messages, { addGenerationPrompt = true } = {}) {
+    return this.chatFormatter.format(messages, { addGenerationPrompt });
+  }
+
+  // The assistant's reply to `messages`; options as generate()'s.
+  chat(messages, options = {}) {
+    return this.generate(...this.#chatPrompt(messages, options));
+  }
+
+  // The reply as an async iterator of text pieces.
+  chatStream(messages, options = {}) {
+    return this.stream(...this.#chatPrompt(messages, options));
+  }
+
+  #chatPrompt(messages, options) {
+    const prompt = this.formatChat(messages);
+    // Templates that write BOS themselves must not get a second one.
+    return [prompt, { addSpecial: !this.chatFormatter.startsWithBos(prompt), parseSpecial: true, ...options }];
+  }
+
+  // Token ids of `text`. addSpecial: add BOS etc. as the vocabulary asks;
+  // parseSpecial: control-token text becomes control tokens.
+  tokenize(text, { addSpecial = true, parseSpecial = true } = {}) {
+    if (typeof text !== 'string') return Promise.reject(new TypeError('text must be a string'));
+    return this.client.request('tokenize', { text, addSpecial, parseSpecial });
+  }
+
+  detokenize(ids) {
+    if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) {
+      return Promise.reject(new TypeError('ids must be an array of token ids'));
+    }
+    return this.client.request('detokenize', { ids: Array.from(ids) });
+  }
+
+  // Stops the worker and frees its memory; pending requests reject, later calls fail.
+  async dispose() {
+    await this.client.terminate();
+  }
+}
+
+// An async iterator over the pieces run(onToken, signal) produces. Breaking
+// out of the loop aborts run through its signal.
+async function* streamOf(run, outerSignal) {
+  const pieces = [];
+  let wake = null;
+  let finished = false;
+  let failure = null;
+  const stop = new AbortController();
+  const signal = outerSignal ? anySignal(outerSignal, stop.signal) : stop.signal;
+  const notify = () => {
+    wake?.();
+    wake = null;
+  };
+  const done = run((piece) => {
+    pieces.push(piece);
+    notify();
+  }, signal).then(
+    () => {
+      finished = true;
+      notify();
+    },
+    (error) => {
+      finished = true;
+      failure = error;
+      notify();
+    },
+  );
+  try {
+    for (;;) {
+      if (pieces.length > 0) yield pieces.shift();
+      else if (finished) break;
+      else await new Promise((resolve) => (wake = resolve));
+    }
+    if (failure) throw failure;
+  } finally {
+    if (!finished) {
+      stop.abort();
+      await done;
+    }
+  }
+}
+
+// An AbortSignal that fires when either signal does (AbortSignal.any needs Node 20).
+function anySignal(a, b) {
+  const controller = new AbortController();
+  for (const s of [a, b]) {
+    if (s.aborted) controller.abort(s.reason);
+    else s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
+  }
+  return controller.signal;
+}

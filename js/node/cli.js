@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// `npx wasm-llm <command> ...`: the native CLI's subcommands and flags
+// (generate, tokenize, info, quantize, bench, synth, logits), run as wasm in
+// Node (dist/wasm/wasm-llm-cli.*). -m also takes what LLM.load takes by name:
+// a registry name (looked up in $WASM_LLM_MODELS first), an http(s) URL or
+// 'hf:owner/repo/file.gguf'; those are downloaded into the cache folder first,
+// with a progress bar.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findModel, huggingFaceUrl } from '../registry.js';
+import { defaultCacheDir } from './cache.js';
+import { downloadToCache } from './download.js';
+
+const require = createRequire(import.meta.url);
+const wasmDir = new URL('../../dist/wasm/', import.meta.url);
+
+// The local file for a -m value: itself, or a registry model / download.
+async function resolveModel(value) {
+  const entry = findModel(value);
+  if (entry) {
+    const modelsDir = process.env.WASM_LLM_MODELS;
+    const local = modelsDir && path.resolve(modelsDir, entry.file);
+    if (local && fs.existsSync(local)) return local;
+    return download(entry.url, entry.sha256);
+  }
+  const url = /^https?:\/\//i.test(value) ? value : huggingFaceUrl(value);
+  return url ? download(url) : value;
+}
+
+async function download(url, sha256) {
+  const bar = progressBar(url);
+  try {
+    return await downloadToCache(url, { cacheDir: defaultCacheDir(), sha256, onProgress: bar.update });
+  } finally {
+    bar.end();
+  }
+}
+
+// Progress on stderr: a redrawn bar on a terminal, a line at the end otherwise.
+function progressBar(url) {
+  const started = Date.now();
+  let last = null;
+  const mib = (b) => (b / 1048576).toFixed(1);
+  const line = ({ phase, loaded, total }) => {
+    if (phase === 'cache') return `${url}: from the cache (${mib(loaded)} MiB)`;
+    const rate = loaded / 1048576 / Math.max((Date.now() - started) / 1000, 1e-3);
+    const fraction = total ? loaded / total : 0;
+    const bar = total ? `[${'#'.repeat(Math.round(fraction * 30)).padEnd(30, '-')}] ${(fraction * 100).toFixed(0)}% ` : '';
+    return `downloading ${path.basename(new URL(url).pathname)} ${bar}${mib(loaded)}${total ? `/${mib(total)}` : ''} MiB ` +
+      `${rate.toFixed(1)} MiB/s`;
+  };
+  return {
+    update(progress) {
+      last = progress;
+      if (process.stderr.isTTY) process.stderr.write(`\r${line(progress)}\x1b[K`);
+    },
+    end() {
+      if (last) process.stderr.write(process.stderr.isTTY ? '\n' : `${line(last)}\n`);
+    },
+  };
+}
+
+// The value after the first of `flags` in args, and its index.
+function flagValue(args, flags) {
+  const i = args.findIndex((a) => flags.includes(a));
+  return i >= 0 && i + 1 < args.length ? { index: i + 1, value: args[i + 1] } : null;
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const model = flagValue(args, ['-m', '--model']);
+  if (model) {
+    try {
+      args[model.index] = await resolveModel(model.value);
+    } catch (error) {
+      process.stderr.write(`error: ${error.message}\n`);
+      process.exit(1);
+    }
+  }
+  // The pthread pool must hold every thread the engine starts (more would hang).
+  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  const threads = Number(flagValue(args, ['-t', '--threads'])?.value);
+  const nThreads = Math.max(Number.isInteger(threads) && threads > 0 ? threads : 0, Math.min(cores, 8), 1);
+  const name = 'wasm-llm-cli';
+  const factory = require(fileURLToPath(new URL(`${name}.js`, wasmDir)));
+  // main() runs on instantiation and exits the process with its status.
+  await factory({
+    wasmBinary: fs.readFileSync(new URL(`${name}.wasm`, wasmDir)),
+    arguments: args,
+    thisProgram: 'wasm-llm',
+    nThreads,
+  });
+}
+
+main();

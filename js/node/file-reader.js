@@ -1,0 +1,24 @@
+// A reader (see js/readers.js) over a file on disk.
+import fs from 'node:fs';
+import { LoadError } from '../errors.js';
+
+export async function openFileReader(path) {
+  let handle;
+  try {
+    handle = await fs.promises.open(path, 'r');
+    const { size } = await handle.stat();
+    let position = 0;
+    return {
+      size,
+      async read(dst) {
+        const { bytesRead } = await handle.read(dst, 0, dst.length, position);
+        position += bytesRead;
+        return bytesRead;
+      },
+      close: () => handle.close(),
+    };
+  } catch (error) {
+    await handle?.close();
+    throw new LoadError(`cannot read '${path}': ${error.message}`, { cause: error });
+  }
+}

@@ -1,0 +1,75 @@
+// What LLM needs from Node (see js/llm.js): worker_threads, file paths, a
+// cache folder, and model names resolved through a local models folder.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { LoadError } from '../errors.js';
+import { MODELS } from '../registry.js';
+import { describeCommonSource, registryDownload } from '../sources.js';
+import { FsModelCache, defaultCacheDir } from './cache.js';
+
+const MAX_DEFAULT_THREADS = 4;
+
+export const nodePlatform = {
+  defaultThreads() {
+    const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+    return Math.max(1, Math.min(MAX_DEFAULT_THREADS, cores));
+  },
+
+  // Node always has SharedArrayBuffer.
+  threadsSupported: () => true,
+
+  startWorker(variant, threads) {
+    const worker = new Worker(new URL('../../worker/node-worker.js', import.meta.url), { workerData: { variant, threads } });
+    return {
+      post: (message, transfer) => worker.postMessage(message, transfer),
+      on: (event, listener) => {
+        worker.on(event, listener);
+        return () => worker.off(event, listener);
+      },
+      terminate: () => worker.terminate(),
+      ref: () => worker.ref(),
+      unref: () => worker.unref(),
+    };
+  },
+
+  // Sources: a registry name (looked up in the models folder first), a file
+  // path or file: URL, an http(s) URL or 'hf:owner/repo/file', bytes, a
+  // Blob or a ReadableStream. options: the load options plus
+  // {modelsDir, cacheDir}.
+  async resolveSource(source, options) {
+    const cacheDir = options.cacheDir ? path.resolve(options.cacheDir) : defaultCacheDir();
+    const download = registryDownload(source);
+    if (download) {
+      const modelsDir = options.modelsDir ?? process.env.WASM_LLM_MODELS;
+      const local = modelsDir && path.resolve(modelsDir, download.file);
+      if (local && fs.existsSync(local)) return { description: { kind: 'path', path: local }, transfer: [] };
+      return {
+        description: { kind: 'url', url: download.url, cache: options.cache, cacheDir },
+        transfer: [],
+        sha256: download.sha256,
+      };
+    }
+    if (source instanceof URL && source.protocol === 'file:') source = fileURLToPath(source);
+    const common = describeCommonSource(source, options, { cacheDir });
+    if (common) return common;
+    if (typeof source === 'string') {
+      const file = path.resolve(source);
+      if (!fs.existsSync(file) && !/[\\/.]/.test(source)) {
+        throw new LoadError(`'${source}' is neither a file nor a known model name (known: ${knownNames()})`);
+      }
+      return { description: { kind: 'path', path: file }, transfer: [] };
+    }
+    throw new TypeError('the model source must be a model name, a path, a URL, bytes, a Blob or a ReadableStream');
+  },
+
+  get cache() {
+    return new FsModelCache(defaultCacheDir());
+  },
+};
+
+function knownNames() {
+  return Object.keys(MODELS).join(', ');
+}

@@ -1,0 +1,47 @@
+// The public options: checked and given their defaults in one place, before
+// anything crosses to the worker. Undefined generation options are dropped so
+// the engine keeps its own defaults (documented in index.d.ts).
+
+const GENERATE_NUMBERS = [
+  'maxTokens', 'temperature', 'topK', 'topP', 'minP', 'repeatPenalty', 'repeatLastN',
+  'frequencyPenalty', 'presencePenalty', 'seed',
+];
+
+// What the worker needs of LLM.generate's options (signal and onToken stay here).
+export function generateOptions(options) {
+  const out = {};
+  for (const key of GENERATE_NUMBERS) {
+    if (options[key] === undefined) continue;
+    if (typeof options[key] !== 'number' || !Number.isFinite(options[key])) {
+      throw new TypeError(`${key} must be a finite number`);
+    }
+    out[key] = options[key];
+  }
+  if (options.stop !== undefined) {
+    const stop = typeof options.stop === 'string' ? [options.stop] : options.stop;
+    if (!Array.isArray(stop) || !stop.every((s) => typeof s === 'string')) {
+      throw new TypeError('stop must be a string or an array of strings');
+    }
+    out.stop = stop;
+  }
+  for (const key of ['addSpecial', 'parseSpecial']) {
+    if (options[key] !== undefined) out[key] = Boolean(options[key]);
+  }
+  return out;
+}
+
+// LLM.load's options with defaults applied. defaultThreads: the platform's.
+export function loadOptions(options, defaultThreads) {
+  const {
+    threads = defaultThreads, contextSize = 0, memoryLimit = 0, sha256, cache = true,
+  } = options;
+  if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
+    throw new RangeError('threads must be an integer from 1 to 256');
+  }
+  if (!Number.isInteger(contextSize) || contextSize < 0) throw new RangeError('contextSize must be a non-negative integer');
+  if (typeof memoryLimit !== 'number' || !(memoryLimit >= 0)) throw new RangeError('memoryLimit must be a byte count');
+  if (sha256 !== undefined && !/^[0-9a-fA-F]{64}$/.test(sha256)) {
+    throw new TypeError('sha256 must be 64 hexadecimal digits');
+  }
+  return { threads, contextSize, memoryLimit, sha256: sha256?.toLowerCase(), cache: cache !== false && cache !== 'none' };
+}

@@ -1,0 +1,282 @@
+// Worker side: one wasm instance and the engine in it. Streams a model file
+// into the wasm heap (header first, then the tensor data straight into the
+// engine's arena) and runs generation step by step, yielding to the event
+// loop between steps so an abort message is seen promptly. The same code runs
+// in Node's worker_threads worker and in the browser's Web Worker; what
+// differs is passed in: the wasm module, readers for platform sources (files,
+// OPFS) and the download cache.
+import { AbortError, ErrorCode, EngineError, GenerationError, LoadError, checkStatus } from '../js/errors.js';
+import { blobReader, openUrlReader, streamReader, tapReader } from '../js/readers.js';
+
+const FIRST_PREFIX_BYTES = 1 << 20;  // most GGUF headers fit in 1 MiB
+const CHUNK_BYTES = 4 << 20;         // bytes per read into the heap
+const UNKNOWN_SIZE = Number.MAX_SAFE_INTEGER;
+
+// Where the bytes of a load came from, as onProgress's phase names it.
+const PHASE = { network: 'download', cache: 'cache', local: 'read' };
+
+export class EngineHost {
+  // module: the instantiated Emscripten module; threads: engine threads.
+  // platform: { readers: {kind: (description) → reader}, cache(description) → cache or null,
+  //             yieldToEventLoop() → Promise }.
+  // A cache is { open(url) → {reader, meta} | null, create(url) → writer, delete(url) };
+  // a writer is { write(bytes), commit(meta), discard() }.
+  constructor(module, threads, platform) {
+    this.module = module;
+    this.threads = threads;
+    this.platform = platform;
+    this.engine = new module.WasmEngine();
+    this.loaded = false;
+  }
+
+  // Loads the model described by `source` (see js/sources.js). options:
+  // {contextSize, memoryLimit, sha256}; onProgress({phase, loaded, total});
+  // signal: AbortSignal. A cached copy that fails to load is deleted and the
+  // model is downloaded again.
+  async load(source, options, onProgress, signal) {
+    try {
+      try {
+        return await this.#loadOnce(source, options, onProgress, signal, true);
+      } catch (error) {
+        if (!(error instanceof CachedCopyError)) throw error;
+        await error.cache.delete(source.url);
+        this.engine.delete();
+        this.engine = new this.module.WasmEngine();
+        return await this.#loadOnce(source, options, onProgress, signal, false);
+      }
+    } catch (error) {
+      if (signal.aborted) throw new AbortError('loading was aborted');
+      throw error instanceof CachedCopyError ? error.cause : error;
+    }
+  }
+
+  async #loadOnce(source, options, onProgress, signal, useCachedCopy) {
+    const opened = await this.#open(source, signal, useCachedCopy);
+    let { reader } = opened;
+    const phase = PHASE[opened.from];
+    // Hash what is read unless a cached copy was checked against this hash already.
+    const wantHash = options.sha256 && opened.meta?.sha256 !== options.sha256 ? options.sha256 : null;
+    const hasher = wantHash || opened.writer ? new this.module.Sha256() : null;
+    if (hasher) reader = tapReader(reader, (bytes) => this.#hash(hasher, bytes));
+    try {
+      const prefix = await this.#beginLoad(reader, options, (loaded) => onProgress({ phase, loaded, total: reader.size }),
+        signal);
+      await this.#readData(reader, prefix, (loaded) => onProgress({ phase, loaded, total: reader.size }), signal);
+      // The bytes after the tensor data (if any) are hashed and cached too.
+      if (hasher) await drain(reader, signal);
+      const digest = hasher?.hexDigest();
+      hasher?.delete();
+      if (wantHash && digest !== wantHash) {
+        throw new LoadError(`the file's sha256 is ${digest}, not the expected ${wantHash}`);
+      }
+      onProgress({ phase: 'init', loaded: this.#fileEnd(), total: reader.size ?? this.#fileEnd() });
+      this.#check(this.engine.finishLoad());
+      await opened.writer?.commit({ url: source.url, size: this.#fileEnd(), sha256: digest, savedAt: Date.now() });
+      this.loaded = true;
+      onProgress({ phase: 'done', loaded: this.#fileEnd(), total: reader.size ?? this.#fileEnd() });
+      return { ...this.info(), loadedFrom: opened.from };
+    } catch (error) {
+      await opened.writer?.discard();
+      if (opened.from === 'cache' && useCachedCopy && !signal.aborted) throw new CachedCopyError(opened.cache, error);
+      throw error;
+    } finally {
+      await reader.close();
+    }
+  }
+
+  // {reader, from: 'network' | 'cache' | 'local', writer?, meta?, cache?}
+  async #open(source, signal, useCachedCopy) {
+    switch (source.kind) {
+      case 'url': {
+        const cache = source.cache ? await this.platform.cache(source) : null;
+        const hit = cache && useCachedCopy ? await cache.open(source.url) : null;
+        if (hit) return { reader: hit.reader, meta: hit.meta, from: 'cache', cache };
+        const reader = await openUrlReader(source.url, signal);
+        if (!cache) return { reader, from: 'network' };
+        const writer = await cache.create(source.url);
+        return { reader: tapReader(reader, (bytes) => writer.write(bytes)), writer, from: 'network' };
+      }
+      case 'stream':
+        return { reader: streamReader(source.stream, source.size), from: 'local' };
+      case 'blob':
+        return { reader: blobReader(source.blob), from: 'local' };
+      default: {
+        const open = this.platform.readers[source.kind];
+        if (!open) throw new LoadError(`this platform cannot load a source of kind '${source.kind}'`);
+        return { reader: await open(source), from: 'local' };
+      }
+    }
+  }
+
+  // Hashes bytes in place when they are in the heap, else through a copy.
+  #hash(hasher, bytes) {
+    const { WasmEngine } = this.module;
+    if (bytes.buffer === WasmEngine.heapView(0, 0).buffer) {
+      hasher.update(bytes.byteOffset, bytes.length);
+      return;
+    }
+    const ptr = WasmEngine.alloc(bytes.length);
+    try {
+      WasmEngine.heapView(ptr, bytes.length).set(bytes);
+      hasher.update(ptr, bytes.length);
+    } finally {
+      WasmEngine.free(ptr);
+    }
+  }
+
+  // Grows the header prefix until the engine stops asking for more; returns it.
+  async #beginLoad(reader, options, progress, signal) {
+    const fileSize = reader.size ?? UNKNOWN_SIZE;
+    let prefix = new Uint8Array(0);
+    let want = Math.min(fileSize, FIRST_PREFIX_BYTES);
+    for (;;) {
+      prefix = await readMore(reader, prefix, want);
+      throwIfAborted(signal);
+      progress(prefix.length);
+      // A reader that ended early tells the parser the true size, so its
+      // message says where the file is truncated.
+      const ended = prefix.length < want;
+      const status = this.#beginLoadWith(prefix, ended ? prefix.length : fileSize, options);
+      if (status.code === ErrorCode.NEED_MORE_DATA && !ended && status.neededBytes > want) {
+        want = Math.min(fileSize, status.neededBytes);
+        continue;
+      }
+      this.#check(status);
+      return prefix;
+    }
+  }
+
+  #beginLoadWith(prefix, fileSize, options) {
+    const { WasmEngine } = this.module;
+    const ptr = WasmEngine.alloc(prefix.length);
+    try {
+      WasmEngine.heapView(ptr, prefix.length).set(prefix);
+      return this.engine.beginLoad(ptr, prefix.length, fileSize, {
+        contextSize: options.contextSize ?? 0,
+        threads: this.threads,
+        memoryLimit: options.memoryLimit ?? 0,
+      });
+    } finally {
+      WasmEngine.free(ptr);
+    }
+  }
+
+  // Puts file bytes [dataOffset, dataOffset + dataSize) into the arena: what
+  // the prefix already holds, then the rest read straight into the heap.
+  async #readData(reader, prefix, progress, signal) {
+    const { WasmEngine } = this.module;
+    const offset = this.engine.dataOffset();
+    const size = this.engine.dataSize();
+    const dest = this.engine.dataDestination();
+    let written = 0;
+    if (prefix.length > offset) {
+      const inPrefix = prefix.subarray(offset, Math.min(prefix.length, offset + size));
+      WasmEngine.heapView(dest, inPrefix.length).set(inPrefix);
+      written = inPrefix.length;
+    }
+    await skip(reader, offset - prefix.length);  // padding after the header, if not read yet
+    while (written < size) {
+      throwIfAborted(signal);
+      // A fresh view per chunk: views die when the memory grows.
+      const view = WasmEngine.heapView(dest + written, Math.min(CHUNK_BYTES, size - written));
+      const n = await reader.read(view);
+      if (n === 0) {
+        throw new LoadError(
+          `the file is truncated: it ends at byte ${offset + written} but its tensor data ends at byte ${offset + size}`,
+        );
+      }
+      written += n;
+      progress(offset + written);
+    }
+  }
+
+  #fileEnd() {
+    return this.engine.dataOffset() + this.engine.dataSize();
+  }
+
+  #check(status) {
+    try {
+      checkStatus(status);
+    } catch (error) {
+      throw new LoadError(`cannot load the model: ${error.message}`, { cause: error });
+    }
+  }
+
+  info() {
+    return { ...this.engine.info(), threaded: this.module.WasmEngine.threaded() };
+  }
+
+  tokenize(text, addSpecial, parseSpecial) {
+    return checkRequest(this.engine.tokenize(text, addSpecial, parseSpecial)).tokens;
+  }
+
+  detokenize(ids) {
+    return checkRequest(this.engine.detokenize(ids)).text;
+  }
+
+  // Runs one generation; onText(piece) for each piece as it is produced.
+  // Returns the stats; throws AbortError once signal is aborted.
+  async generate(prompt, options, onText, signal) {
+    checkRequest(this.engine.startGeneration(prompt, options));
+    for (;;) {
+      if (signal.aborted) {
+        const { text } = this.engine.cancel();
+        if (text) onText(text);
+        throw new AbortError('generation was aborted');
+      }
+      const { more, text, stats } = this.engine.step();
+      if (text) onText(text);
+      if (!more) return stats;
+      await this.platform.yieldToEventLoop();
+    }
+  }
+}
+
+// A load from the cache failed: the copy is dropped and the model downloaded again.
+class CachedCopyError extends Error {
+  constructor(cache, cause) {
+    super(cause.message, { cause });
+    this.cache = cache;
+  }
+}
+
+function checkRequest(status) {
+  try {
+    return checkStatus(status);
+  } catch (error) {
+    if (error instanceof EngineError) throw new GenerationError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+function throwIfAborted(signal) {
+  if (signal.aborted) throw new AbortError('loading was aborted');
+}
+
+// `prefix` extended to `want` bytes, or shorter if the reader ends first.
+async function readMore(reader, prefix, want) {
+  const grown = new Uint8Array(want);
+  grown.set(prefix);
+  let have = prefix.length;
+  while (have < want) {
+    const n = await reader.read(grown.subarray(have));
+    if (n === 0) return grown.subarray(0, have);
+    have += n;
+  }
+  return grown;
+}
+
+async function skip(reader, bytes) {
+  const scratch = new Uint8Array(Math.min(Math.max(bytes, 0), 1 << 16));
+  while (bytes > 0) {
+    const n = await reader.read(scratch.subarray(0, Math.min(bytes, scratch.length)));
+    if (n === 0) throw new LoadError('the file ends before its tensor data');
+    bytes -= n;
+  }
+}
+
+// Reads the reader to its end (the bytes go to its taps).
+async function drain(reader, signal) {
+  const scratch = new Uint8Array(1 << 16);
+  while ((await reader.read(scratch)) > 0) throwIfAborted(signal);
+}

@@ -1,0 +1,67 @@
+// The request loop of an engine worker, the same in Node and in browsers
+// (design-notes §3). Requests {id, type, ...} run one at a time in arrival
+// order; each gets progress/text events and exactly one final 'done' or
+// 'error' message. {type: 'abort', id} aborts that request, whether it is
+// running or still waiting.
+//
+//   caller → worker: {id, type: 'load', source, options} | {id, type: 'generate', prompt, options}
+//                    | {id, type: 'tokenize', text, addSpecial, parseSpecial} | {id, type: 'detokenize', ids}
+//                    | {type: 'abort', id}
+//   worker → caller: {type: 'ready'} | {type: 'init-error', message}  (once, at start)
+//                    | {id, type: 'progress', progress} | {id, type: 'text', text}
+//                    | {id, type: 'done', result} | {id, type: 'error', error}
+import { describeError } from '../js/errors.js';
+
+// post(message): sends to the caller. Returns onMessage(message) for the
+// caller's messages. createHost() → Promise<EngineHost>.
+export function serve(post, createHost) {
+  const aborts = new Map();  // request id → AbortController
+  let queue = Promise.resolve();
+  let host = null;
+
+  const handlers = {
+    load: (msg, signal) =>
+      host.load(msg.source, msg.options, (progress) => post({ id: msg.id, type: 'progress', progress }), signal),
+    generate: (msg, signal) =>
+      host.generate(msg.prompt, msg.options, (text) => post({ id: msg.id, type: 'text', text }), signal),
+    tokenize: (msg) => host.tokenize(msg.text, msg.addSpecial, msg.parseSpecial),
+    detokenize: (msg) => host.detokenize(msg.ids),
+  };
+
+  async function handle(msg, controller) {
+    try {
+      if (!handlers[msg.type]) throw new Error(`unknown request type '${msg.type}'`);
+      const result = await handlers[msg.type](msg, controller.signal);
+      post({ id: msg.id, type: 'done', result });
+    } catch (error) {
+      post({ id: msg.id, type: 'error', error: describeError(error, msg.type === 'load' ? 'load' : 'generation') });
+    } finally {
+      aborts.delete(msg.id);
+    }
+  }
+
+  function skipAborted(msg) {
+    aborts.delete(msg.id);
+    post({ id: msg.id, type: 'error', error: { kind: 'abort', message: 'the request was aborted before it started' } });
+  }
+
+  createHost().then(
+    (created) => {
+      host = created;
+      post({ type: 'ready' });
+    },
+    (error) => post({ type: 'init-error', message: String(error?.message ?? error) }),
+  );
+
+  return (msg) => {
+    if (msg.type === 'abort') {
+      aborts.get(msg.id)?.abort();
+      return;
+    }
+    // The abort controller is registered before the request waits its turn,
+    // so an early abort is not lost.
+    const controller = new AbortController();
+    aborts.set(msg.id, controller);
+    queue = queue.then(() => (controller.signal.aborted ? skipAborted(msg) : handle(msg, controller)));
+  };
+}
