@@ -43,6 +43,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: wasm-llm synth --shape NAME|DIMS --type TYPE --vocab VOCAB.gguf -o OUT.gguf\n"
     "                      [--arch llama|qwen2] [--seed S] [--ctx N] [--pure] [--threads N]\n"
+    "                      [--chat-template FILE]\n"
     "  NAME: stories15M, smollm2-135m, tinyllama-1.1b\n"
     "  DIMS: DIMxLAYERS[:HEADS/KVHEADS[:FFN]], e.g. 256x2:4/2:512 (default heads dim/64,\n"
     "        FFN 8/3·dim rounded up to 256)\n"
@@ -281,7 +282,8 @@ Status run(int argc, char** argv) {
   Args args(argc, argv, {"--pure"});
   WLLM_RETURN_IF_ERROR(args.status());
   WLLM_RETURN_IF_ERROR(args.check_known(
-      {"--shape", "--type", "--vocab", "-o", "--output", "--arch", "--seed", "--ctx", "--pure", "-t", "--threads"}));
+      {"--shape", "--type", "--vocab", "-o", "--output", "--arch", "--seed", "--ctx", "--pure", "-t", "--threads",
+       "--chat-template"}));
   const std::string shape_spec = args.get_string({"--shape"});
   const std::string type_name = args.get_string({"--type"});
   const std::string vocab_path = args.get_string({"--vocab"});
@@ -338,6 +340,11 @@ Status run(int argc, char** argv) {
   WLLM_RETURN_IF_ERROR(w.set_u32(a + ".vocab_size", static_cast<uint32_t>(n_vocab)));
   for (const GgufKV& kv : vocab.kvs()) {
     if (kv.key.starts_with("tokenizer.")) WLLM_RETURN_IF_ERROR(w.copy_kv(kv));
+  }
+  // A chat template (Jinja, as in real models) for tests of chat formatting.
+  if (const std::string template_path = args.get_string({"--chat-template"}); !template_path.empty()) {
+    WLLM_ASSIGN_OR_RETURN(const std::string chat_template, read_file(template_path));
+    WLLM_RETURN_IF_ERROR(w.set_string("tokenizer.chat_template", chat_template));
   }
 
   const std::vector<TensorSpec> specs = model_tensors(shape, qwen2, n_vocab, static_cast<uint64_t>(seed));

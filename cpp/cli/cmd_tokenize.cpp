@@ -22,19 +22,6 @@ namespace wllm::cli {
 
 namespace {
 
-Result<std::string> read_all(const std::string& path) {
-  FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (!f) return Status::error(ErrorCode::kIo, "cannot open '%s'", path.c_str());
-  std::string data;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  if (f != stdin) std::fclose(f);
-  if (failed) return Status::error(ErrorCode::kIo, "cannot read '%s'", path.c_str());
-  return data;
-}
-
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -150,7 +137,7 @@ int cmd_tokenize(int argc, char** argv) {
   if (file.empty()) {
     input = args.positionals()[0];
   } else {
-    Result<std::string> data = read_all(file);
+    Result<std::string> data = read_file(file);
     if (!data.ok()) return report_error(data.status().message().c_str());
     input = std::move(*data);
   }

@@ -7,6 +7,19 @@
 #include <vector>
 
 namespace wllm::cli {
+
+Result<std::string> read_file(const std::string& path) {
+  FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (!f) return Status::error(ErrorCode::kIo, "cannot open '%s'", path.c_str());
+  std::string data;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  if (f != stdin) std::fclose(f);
+  if (failed) return Status::error(ErrorCode::kIo, "cannot read '%s'", path.c_str());
+  return data;
+}
 namespace {
 
 constexpr uint64_t kFirstPrefix = 1 << 20;  // most headers fit in 1 MiB

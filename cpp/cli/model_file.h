@@ -11,6 +11,9 @@
 
 namespace wllm::cli {
 
+// The whole content of the file at `path` ("-": standard input).
+Result<std::string> read_file(const std::string& path);
+
 // Parses just the header of the GGUF file at `path` (reads as little as it can).
 Result<GgufFile> read_gguf_header(const std::string& path);
 

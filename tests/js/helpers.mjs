@@ -12,8 +12,8 @@ const cliPath = path.join(repoRoot, 'build/native/wasm-llm');
 
 // The continuation the native CLI prints after the prompt (stdout is
 // prompt + continuation + "\n"; the summary line goes to stderr).
-export async function nativeContinuation(prompt, args) {
-  const { stdout } = await promisify(execFile)(cliPath, ['generate', '-m', modelPath, '-p', prompt, ...args], {
+export async function nativeContinuation(prompt, args, model = modelPath) {
+  const { stdout } = await promisify(execFile)(cliPath, ['generate', '-m', model, '-p', prompt, ...args], {
     encoding: 'utf8',
     maxBuffer: 16 << 20,
   });

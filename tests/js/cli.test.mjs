@@ -1,0 +1,92 @@
+// `npx wasm-llm` (js/node/cli.js): the native CLI's commands run as wasm in
+// Node, with the same output; -m takes registry names and URLs, downloaded
+// into the cache with a progress report.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modelPath, readModel, repoRoot, serveModel } from './helpers.mjs';
+
+const execFileP = promisify(execFile);
+const nativeCli = path.join(repoRoot, 'build/native/wasm-llm');
+const nodeCli = path.join(repoRoot, 'js/node/cli.js');
+let cacheDir;
+
+// {code, stdout, stderr} of a CLI run (a non-zero exit is a result, not a throw).
+async function run(cli, args, env = {}) {
+  const [file, argv] = cli === 'node' ? [process.execPath, [nodeCli, ...args]] : [nativeCli, args];
+  try {
+    const { stdout, stderr } = await execFileP(file, argv, {
+      env: { ...process.env, WASM_LLM_CACHE: cacheDir, ...env }, maxBuffer: 16 << 20,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    return { code: error.code, stdout: error.stdout, stderr: error.stderr };
+  }
+}
+
+beforeAll(() => {
+  cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-cli-'));
+});
+afterAll(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
+
+describe('wasm-llm CLI in Node', () => {
+  it.each([
+    ['generate greedy', ['generate', '-m', modelPath, '-p', 'Once upon a time', '-n', '80', '--temp', '0', '-t', '2']],
+    ['generate seeded', ['generate', '-m', modelPath, '-p', 'The dog', '-n', '60', '--temp', '0.9', '--seed', '5']],
+    ['tokenize', ['tokenize', '-m', modelPath, 'Hello world, héllo 🌍']],
+    ['info', ['info', '-m', modelPath]],
+  ])('%s prints what the native CLI prints', async (_, args) => {
+    const [ours, native] = await Promise.all([run('node', args), run('native', args)]);
+    expect(ours.code).toBe(0);
+    expect(ours.stdout.length).toBeGreaterThan(20);
+    // info names the kernels' ISA (simd128 vs avx2); everything else is equal.
+    const isa = (s) => s.replace(/\b(simd128|avx2|neon|reference)\b/g, 'ISA');
+    expect(isa(ours.stdout)).toBe(isa(native.stdout));
+  });
+
+  it('finds a registry model in $WASM_LLM_MODELS', async () => {
+    const args = ['generate', '-p', 'Once upon a time', '-n', '30', '--temp', '0'];
+    const ours = await run('node', [...args, '-m', 'stories260K'], { WASM_LLM_MODELS: path.dirname(modelPath) });
+    expect(ours.code).toBe(0);
+    expect(ours.stdout).toBe((await run('native', [...args, '-m', modelPath])).stdout);
+  });
+
+  it('downloads a URL into the cache once, with progress, then uses the cache', async () => {
+    const server = await serveModel(readModel());
+    try {
+      const args = ['generate', '-m', server.url, '-p', 'Once upon a time', '-n', '20', '--temp', '0'];
+      const first = await run('node', args);
+      expect(first.code).toBe(0);
+      expect(first.stderr).toMatch(/downloading model\.gguf .*100% .*MiB\/s/);
+      const second = await run('node', args);
+      expect(second.stderr).toMatch(/from the cache/);
+      expect(second.stdout).toBe(first.stdout);
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fails with a message and exit status 1 for a missing file or a 404', async () => {
+    const missing = await run('node', ['info', '-m', path.join(cacheDir, 'nope.gguf')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/nope\.gguf/);
+    const server = await serveModel(readModel());
+    try {
+      const notFound = await run('node', ['info', '-m', `${server.base}/missing.gguf`]);
+      expect(notFound.code).toBe(1);
+      expect(notFound.stderr).toMatch(/404/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('exits 2 with usage for an unknown command', async () => {
+    const r = await run('node', ['frobnicate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command 'frobnicate'/);
+  });
+});
