@@ -1,9 +1,10 @@
 // `npm run bench [-- --quick]`: prefill and decode speed, load time and peak
-// memory of our engine beside llama.cpp's, on synthetic models of real shapes
-// (made with our own `synth` and `quantize`, cached in build/bench-models),
-// plus the machine's memory read bandwidth. Prints one JSON line per
-// measurement, then a markdown table with the ratios.
-import { execFileSync, execFile } from 'node:child_process';
+// memory of our engine (native, and as wasm in Node) beside llama.cpp's
+// native build, on synthetic models of real shapes (made with our own
+// `synth` and `quantize`, cached in build/bench-models), plus the machine's
+// memory read bandwidth. Prints one JSON line per measurement, then markdown
+// tables with every engine's figures and its ratio to llama.cpp native.
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +28,7 @@ const types = quick ? ['q4_0'] : ['f16', 'q8_0', 'q4_0', 'q4_K_M'];
 const promptLengths = quick ? [64] : [64, 512];
 const decodeTokens = quick ? 32 : 128;
 const threadCounts = quick ? [1] : [1, 2];
+const REFERENCE = 'llama.cpp native';
 
 // The model file for (shape, type), generated once: synth writes f16, quantize
 // converts it (as one would convert a real model).
@@ -52,18 +54,22 @@ function lastJsonLine(stdout) {
   return JSON.parse(lines[lines.length - 1]);
 }
 
-// Each engine: a name and how to measure one (model, prompt, decode, threads).
+// `wasm-llm bench` arguments for one measurement.
+const benchArgs = (model, p, n, t) => ['bench', '-m', model, '-p', String(p), '-n', String(n), '-t', String(t)];
+const runJson = async (file, args) => lastJsonLine((await execFileP(file, args, { maxBuffer: 64 << 20 })).stdout);
+
+// Each engine: a name and how to measure one (model, prompt, decode, threads)
+// as a JSON object {load_s, prefill_tok_s, decode_tok_s, peak_rss_mib}.
 const engines = [
+  { name: 'ours native', run: (m, p, n, t) => runJson(cli, benchArgs(m, p, n, t)) },
   {
-    name: 'ours native',
-    run: async (model, p, n, t) =>
-      lastJsonLine((await execFileP(cli, ['bench', '-m', model, '-p', String(p), '-n', String(n), '-t', String(t)])).stdout),
+    name: 'ours wasm (Node)',
+    run: (m, p, n, t) => runJson(process.execPath, [join(repo, 'js/node/cli.js'), ...benchArgs(m, p, n, t)]),
   },
   {
-    name: 'llama.cpp native',
-    run: async (model, p, n, t) =>
-      lastJsonLine((await execFileP(process.execPath, [join(repo, 'bench/llama-cpp-run.mjs'), model, String(p), String(n),
-        String(t)], { maxBuffer: 64 << 20 })).stdout),
+    name: REFERENCE,
+    run: (m, p, n, t) => runJson(process.execPath, [join(repo, 'bench/llama-cpp-run.mjs'), m, String(p), String(n),
+      String(t)]),
   },
 ];
 
@@ -89,7 +95,11 @@ for (const shape of shapes) {
         if (p + decodeTokens > shape.ctx) continue;  // e.g. stories15M's 256-token context
         const results = {};
         for (const engine of engines) {
-          results[engine.name] = await engine.run(model, p, decodeTokens, t);
+          try {
+            results[engine.name] = await engine.run(model, p, decodeTokens, t);
+          } catch (error) {
+            results[engine.name] = { error: String(error.message).split('\n')[0] };
+          }
           console.log(JSON.stringify({ shape: shape.shape, type, prompt: p, ...results[engine.name], engine: engine.name }));
         }
         rows.push({ shape: shape.shape, type, sizeMib, threads: t, prompt: p, results });
@@ -99,23 +109,44 @@ for (const shape of shapes) {
 }
 
 const fmt = (v, d = 1) => (v === undefined || Number.isNaN(v) ? '-' : v.toFixed(d));
-const ours = (r) => r.results['ours native'];
-const ref = (r) => r.results['llama.cpp native'];
+// "value (ratio to llama.cpp native)" for one engine's figure.
+const withRatio = (r, engine, key) => {
+  const v = r.results[engine]?.[key];
+  const ref = r.results[REFERENCE]?.[key];
+  if (v === undefined) return '-';
+  return engine === REFERENCE ? fmt(v) : `${fmt(v)} (${fmt(v / ref, 2)}x)`;
+};
+const names = engines.map((e) => e.name);
+const header = (first) => [`| ${first.join(' | ')} | ${names.join(' | ')} |`,
+  `|${'---|'.repeat(first.length + names.length)}`];
+const decodeRows = rows.filter((r) => r.prompt === promptLengths[0]);
 const lines = [
   `memory read bandwidth: ${threadCounts.map((t) => `${bandwidth[t]} GB/s with ${t} thread${t > 1 ? 's' : ''}`).join(', ')}`,
   '',
-  '| model | type | MiB | threads | prompt | prefill tok/s ours / llama.cpp | ratio | decode tok/s ours / llama.cpp | ratio | ' +
-    'decode GB/s ours (% of bandwidth) | load s ours / llama.cpp | peak MiB ours / llama.cpp |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  `Decode, tokens/s (${decodeTokens} tokens; ratio to llama.cpp native). GB/s: model bytes streamed per second by ours native.`,
+  '',
+  ...header(['model', 'type', 'MiB', 'threads', 'ours native GB/s (% of bandwidth)']),
+  ...decodeRows.map((r) => {
+    const gbs = ((r.results['ours native']?.decode_tok_s ?? NaN) * r.sizeMib * 1048576) / 1e9;
+    return `| ${r.shape} | ${r.type} | ${fmt(r.sizeMib, 0)} | ${r.threads} | ${fmt(gbs, 2)} ` +
+      `(${fmt((100 * gbs) / bandwidth[r.threads], 0)}%) | ${names.map((e) => withRatio(r, e, 'decode_tok_s')).join(' | ')} |`;
+  }),
+  '',
+  'Prefill, tokens/s (ratio to llama.cpp native)',
+  '',
+  ...header(['model', 'type', 'threads', 'prompt']),
+  ...rows.map((r) => `| ${r.shape} | ${r.type} | ${r.threads} | ${r.prompt} | ` +
+    `${names.map((e) => withRatio(r, e, 'prefill_tok_s')).join(' | ')} |`),
+  '',
+  'Load seconds / peak resident MiB',
+  '',
+  ...header(['model', 'type', 'threads']),
+  ...decodeRows.map((r) => `| ${r.shape} | ${r.type} | ${r.threads} | ` +
+    `${names.map((e) => `${fmt(r.results[e]?.load_s, 2)} / ${fmt(r.results[e]?.peak_rss_mib, 0)}`).join(' | ')} |`),
+  '',
+  `(${((Date.now() - started) / 1000).toFixed(0)} s)`,
 ];
-for (const r of rows) {
-  const o = ours(r), l = ref(r);
-  const decodeGbs = (o.decode_tok_s * r.sizeMib * 1048576) / 1e9;
-  lines.push(`| ${r.shape} | ${r.type} | ${fmt(r.sizeMib, 0)} | ${r.threads} | ${r.prompt} | ` +
-    `${fmt(o.prefill_tok_s)} / ${fmt(l.prefill_tok_s)} | ${fmt(o.prefill_tok_s / l.prefill_tok_s, 2)} | ` +
-    `${fmt(o.decode_tok_s)} / ${fmt(l.decode_tok_s)} | ${fmt(o.decode_tok_s / l.decode_tok_s, 2)} | ` +
-    `${fmt(decodeGbs, 2)} (${fmt((100 * decodeGbs) / bandwidth[r.threads], 0)}%) | ` +
-    `${fmt(o.load_s, 2)} / ${fmt(l.load_s, 2)} | ${fmt(o.peak_rss_mib, 0)} / ${fmt(l.peak_rss_mib, 0)} |`);
-}
-lines.push('', `(${((Date.now() - started) / 1000).toFixed(0)} s; decode GB/s = model file size x decode tok/s)`);
+const failures = rows.flatMap((r) => Object.entries(r.results).filter(([, v]) => v.error)
+  .map(([e, v]) => `${e} on ${r.shape} ${r.type}: ${v.error}`));
+if (failures.length) lines.push('', 'failed:', ...failures);
 console.log(lines.join('\n'));

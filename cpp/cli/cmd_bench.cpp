@@ -10,6 +10,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/model_file.h"
+#include "quant/kernels.h"
 #include "runtime/thread_pool.h"
 
 namespace wllm::cli {
@@ -160,10 +161,10 @@ Status run(int argc, char** argv) {
     bandwidth = buf;
   }
   std::printf(
-      "{\"engine\":\"wasm-llm-native\",\"model\":%s,\"threads\":%d,\"load_s\":%.4f,\"prefill_tokens\":%lld,"
+      "{\"engine\":\"wasm-llm\",\"kernels\":\"%s\",\"model\":%s,\"threads\":%d,\"load_s\":%.4f,\"prefill_tokens\":%lld,"
       "\"prefill_tok_s\":%.2f,\"decode_tokens\":%lld,\"decode_tok_s\":%.2f,\"peak_rss_mib\":%.1f,"
       "\"weights_mib\":%.1f,\"kv_cache_mib\":%.1f,\"buffers_mib\":%.1f%s}\n",
-      json_string(model).c_str(), engine.n_threads(), seconds(t0, t1), static_cast<long long>(n_prompt),
+      active_kernel_isa(), json_string(model).c_str(), engine.n_threads(), seconds(t0, t1), static_cast<long long>(n_prompt),
       n_prompt / seconds(t1b, t2), static_cast<long long>(n_gen), n_gen / seconds(t2, t3),
       peak_rss / 1048576.0, mem.weights / 1048576.0, mem.kv_cache / 1048576.0, mem.buffers / 1048576.0,
       bandwidth.c_str());
