@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, LLM, LoadError } from '../../js/index.js';
+import { cached, runCli, sharedModels } from '../reference/reference.mjs';
 import { modelPath, readModel, serveModel } from './helpers.mjs';
 
 const prompt = 'Once upon a time';
@@ -137,6 +138,29 @@ describe('LLM.load errors', () => {
     const onProgress = () => controller.abort();  // at the first progress event
     const error = await LLM.load(modelPath, { threads: 1, signal: controller.signal, onProgress }).catch((e) => e);
     expect(error).toBeInstanceOf(AbortError);
+  });
+
+  it('refuses, before reading the weights, a model that does not fit the 4 GB wasm memory', async () => {
+    // A small model with a 16M-token training context: its KV cache would need ~32 GiB.
+    const model = await cached('huge-context-256x4.gguf', (out) =>
+      runCli(['synth', '--shape', '256x4:4/2:768', '--type', 'q8_0', '--ctx', '16000000',
+        '--vocab', path.join(sharedModels, 'vocab', 'ggml-vocab-llama-spm.gguf'), '-o', out]));
+    const progress = [];
+    const error = await LLM.load(model, { threads: 1, contextSize: 16_000_000, onProgress: (p) => progress.push(p) })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(LoadError);
+    expect(error.message).toMatch(/needs \d+\.\d MiB .* only \d+\.\d MiB are available/);
+    expect(progress.filter((p) => p.phase === 'init')).toEqual([]);
+    // With a context that fits, the same file loads.
+    const llm = await LLM.load(model, { threads: 1, contextSize: 4096 });
+    expect(llm.info.contextSize).toBe(4096);
+    await llm.dispose();
+  });
+
+  it('honours a memory limit of the caller', async () => {
+    const error = await LLM.load(modelPath, { threads: 1, memoryLimit: 1_000_000 }).catch((e) => e);
+    expect(error).toBeInstanceOf(LoadError);
+    expect(error.message).toMatch(/only 1\.0 MiB are available/);
   });
 
   it('rejects a missing file', async () => {
