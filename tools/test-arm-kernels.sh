@@ -17,6 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
+unset WLLM_KERNELS  # this checks the NEON kernels, whatever the caller forces elsewhere
 
 apt_packages=(g++-aarch64-linux-gnu qemu-user googletest cmake)
 missing=()
@@ -85,7 +86,9 @@ build_test() {
   local inputs=("tests/cpp/$name.cpp" "$libs/libwllm_quant.a" "$libs/libwllm_core.a" "$tests/gtest-all.o")
   local stale=0 input
   [ -f "$out" ] || stale=1
-  for input in "${inputs[@]}"; do [ "$input" -nt "$out" ] && stale=1; done
+  for input in "${inputs[@]}"; do
+    if [ "$input" -nt "$out" ]; then stale=1; fi
+  done
   [ "$stale" = 1 ] || return 0
   logged "$out.log" "${cxx[@]}" "$@" -Icpp -Itests/cpp -I"$gtest/include" "tests/cpp/$name.cpp" \
     "$libs/libwllm_quant.a" "$libs/libwllm_core.a" "$tests/gtest-all.o" "$tests/gtest_main.o" -o "$out"
@@ -158,9 +161,11 @@ cli() {
 parity=build/arm-parity
 mkdir -p "$parity"
 
-# same LABEL FILE_A FILE_B: the two files must be identical.
+# same LABEL FILE_A FILE_B: the two files must be identical (and not empty).
 same() {
-  if cmp -s "$2" "$3"; then
+  if [ ! -s "$2" ]; then
+    fail "$1: $2 is empty"
+  elif cmp -s "$2" "$3"; then
     echo "same: $1"
   else
     fail "$1 differs between x86 and aarch64 ($2, $3)"
@@ -213,12 +218,12 @@ compare synth-256x2-q4_K_M "$parity/synth-q4_K_M.gguf" 20
 
 # ---- no FMA in aarch64 engine code (-ffp-contract=off, no FMA intrinsics) --------
 
-fused=$(find build/arm/CMakeFiles -name '*.o' -print0 | xargs -0 aarch64-linux-gnu-objdump -d |
+fused=$(find build/arm/CMakeFiles build/arm-dotprod/CMakeFiles -name '*.o' -print0 | xargs -0 aarch64-linux-gnu-objdump -d |
   grep -cE $'\t(fmla|fmls|fmadd|fmsub|fnmadd|fnmsub|fnmla|fnmls)\t' || true)
 if [ "$fused" = 0 ]; then
   echo "no fused multiply-add in the aarch64 engine objects"
 else
-  fail "$fused fused multiply-add instructions in build/arm objects"
+  fail "$fused fused multiply-add instructions in the build/arm* objects"
 fi
 
 step "done"
