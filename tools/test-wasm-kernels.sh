@@ -15,7 +15,7 @@ mkdir -p "$out"
 echo '{"type": "commonjs"}' >"$out/package.json"
 gtest=/usr/src/googletest/googletest
 sources=(tests/cpp/kernels_test.cpp cpp/core/*.cpp cpp/quant/*.cpp cpp/quant/ref/*.cpp cpp/quant/x86/*.cpp
-         cpp/quant/wasm/*.cpp "$gtest/src/gtest-all.cc" "$gtest/src/gtest_main.cc")
+         cpp/quant/wasm/*.cpp cpp/quant/arm/*.cpp "$gtest/src/gtest-all.cc" "$gtest/src/gtest_main.cc")
 em++ -std=c++20 -O2 -msimd128 -ffp-contract=off -fno-fast-math -Icpp -I"$gtest/include" -I"$gtest" \
   -sALLOW_MEMORY_GROWTH=1 -sSINGLE_FILE=1 -o "$out/kernels_test.js" "${sources[@]}" 2>"$out/build.log" || {
   tail -30 "$out/build.log" >&2

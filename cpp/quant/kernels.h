@@ -18,9 +18,11 @@ struct DotKernel {
 const DotKernel* avx2_dot_kernels(size_t* count);
 // The wasm SIMD128 kernels, or an empty list when built without -msimd128.
 const DotKernel* simd128_dot_kernels(size_t* count);
+// The aarch64 NEON kernels, or an empty list when not built for aarch64.
+const DotKernel* neon_dot_kernels(size_t* count);
 
 // The kernels the traits table uses on this machine, and their ISA's name
-// ("avx2", "simd128", or "reference" when there are none or WLLM_KERNELS=ref
+// ("avx2", "simd128", "neon", or "reference" when there are none or WLLM_KERNELS=ref
 // is set).
 const DotKernel* active_dot_kernels(size_t* count);
 const char* active_kernel_isa();

@@ -71,7 +71,8 @@ struct Isa {
   const char* name;
   const DotKernel* (*kernels)(size_t* count);
 };
-constexpr Isa kIsas[] = {{"avx2", avx2_dot_kernels}, {"simd128", simd128_dot_kernels}};
+constexpr Isa kIsas[] = {
+    {"avx2", avx2_dot_kernels}, {"simd128", simd128_dot_kernels}, {"neon", neon_dot_kernels}};
 
 const Isa* active_isa() {
   if (reference_forced()) return nullptr;

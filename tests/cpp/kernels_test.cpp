@@ -2,11 +2,15 @@
 // (the numerics contract of traits.h), on random rows of many lengths,
 // including partial groups of 8 blocks/elements and extreme values.
 #include <gtest/gtest.h>
+#include <sys/utsname.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/half.h"
@@ -85,6 +89,20 @@ TEST(Kernels, ActiveIsaIsReported) {
   const std::string isa = active_kernel_isa();
   EXPECT_EQ(isa == "reference", count == 0) << isa;
   std::printf("active kernels: %s (%zu types)\n", isa.c_str(), count);
+}
+
+// Every aarch64 CPU has NEON, so on an aarch64 machine (or under
+// qemu-aarch64) the NEON kernels must be the active ones, unless
+// WLLM_KERNELS=ref asks for the reference. Asked at run time, from the
+// machine, so a build that silently compiled the NEON file to its empty stub
+// fails here.
+TEST(Kernels, Aarch64RunsTheNeonKernels) {
+  utsname machine;
+  ASSERT_EQ(uname(&machine), 0);
+  if (std::strcmp(machine.machine, "aarch64") != 0) GTEST_SKIP() << "not aarch64 but " << machine.machine;
+  const char* forced = std::getenv("WLLM_KERNELS");
+  const std::string want = forced && std::strcmp(forced, "ref") == 0 ? "reference" : "neon";
+  EXPECT_EQ(active_kernel_isa(), want);
 }
 
 TEST(Kernels, EveryActiveKernelMatchesTheReferenceBitForBit) {
