@@ -78,6 +78,8 @@ export interface GenerationStats {
   prefillSeconds: number;
   decodeSeconds: number;
   stopReason: 'max_tokens' | 'end_of_generation' | 'stop_string' | 'context_full';
+  /** Engine threads that ran work during the generation (each counts its own tasks). */
+  threadsUsed: number;
 }
 
 export interface MemoryInfo {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing wasm-llm needs on a Debian machine:
-# the C++ toolchain, GoogleTest and Emscripten from apt, and the npm dev
+# the C++ toolchain, GoogleTest, Emscripten and Chromium (for the browser
+# tests; never a downloaded browser) from apt, and the npm dev
 # dependencies.
 # Idempotent and quick when everything is already there.
 #   --no-npm   skip the npm dependencies (the native build needs none)
@@ -15,7 +16,7 @@ for arg in "$@"; do
   esac
 done
 
-apt_packages=(cmake g++ make libgtest-dev emscripten)
+apt_packages=(cmake g++ make libgtest-dev emscripten chromium)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

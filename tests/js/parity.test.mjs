@@ -22,6 +22,8 @@ describe.each([1, 2])('stories260K with %i thread(s)', (threads) => {
       expect(llm.info.threads).toBe(threads);
       expect(llm.info.threaded).toBe(threads > 1);
       expect(await llm.generate(prompt, js)).toBe(expected);
+      // Every pool thread (a worker_threads worker under the wasm pthreads) ran work.
+      expect(llm.lastStats.threadsUsed).toBe(threads);
     } finally {
       await llm.dispose();
     }
