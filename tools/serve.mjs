@@ -44,6 +44,7 @@ const ISOLATION_HEADERS = {
 // Starts serving. Options:
 //   root: the folder served at / (default: the repository)
 //   models: a folder served at /models/ (default: ../shared/models beside the repository, if any)
+//   mounts: more folders, {'/prefix/': folder}
 //   port (default 8080; 0 picks a free one), host (default 127.0.0.1)
 //   isolated: send the cross-origin isolation headers (default true)
 //   onRequest({method, path, range}): called for every request (tests count them)
@@ -53,10 +54,15 @@ export async function startServer({
   models = defaultModelsDir(),
   port = 8080,
   host = '127.0.0.1',
+  mounts = {},
   isolated = true,
   onRequest = () => {},
 } = {}) {
-  const mounts = [['/models/', models && path.resolve(models)], ['/', path.resolve(root)]].filter(([, dir]) => dir);
+  // Longest prefix first, so '/models/' wins over '/'.
+  const folders = Object.entries({ ...mounts, '/models/': models, '/': root })
+    .filter(([, dir]) => dir)
+    .map(([prefix, dir]) => [prefix, path.resolve(dir)])
+    .sort(([a], [b]) => b.length - a.length);
   const server = http.createServer((req, res) => {
     const urlPath = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
     onRequest({ method: req.method, path: urlPath, range: req.headers.range ?? null });
@@ -65,7 +71,7 @@ export async function startServer({
       res.writeHead(405, { ...headers, Allow: 'GET, HEAD' }).end();
       return;
     }
-    const file = resolveFile(mounts, urlPath);
+    const file = resolveFile(folders, urlPath);
     if (!file) {
       res.writeHead(404, { ...headers, 'Content-Type': 'text/plain' }).end('not found\n');
       return;
@@ -95,8 +101,8 @@ function defaultModelsDir() {
 
 // The file a URL path names, or null. Paths never leave their mount; a
 // folder means its index.html.
-function resolveFile(mounts, urlPath) {
-  for (const [prefix, dir] of mounts) {
+function resolveFile(folders, urlPath) {
+  for (const [prefix, dir] of folders) {
     if (!urlPath.startsWith(prefix)) continue;
     let file = path.resolve(dir, `.${urlPath.slice(prefix.length - 1)}`);
     if (file !== dir && !file.startsWith(dir + path.sep)) return null;
