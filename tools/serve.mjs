@@ -99,21 +99,19 @@ function defaultModelsDir() {
   return fs.existsSync(dir) ? dir : null;
 }
 
-// The file a URL path names, or null. Paths never leave their mount; a
-// folder means its index.html.
+// The file a URL path names, or null. The longest matching prefix owns the
+// path; paths never leave their folder; a folder means its index.html.
 function resolveFile(folders, urlPath) {
-  for (const [prefix, dir] of folders) {
-    if (!urlPath.startsWith(prefix)) continue;
-    let file = path.resolve(dir, `.${urlPath.slice(prefix.length - 1)}`);
-    if (file !== dir && !file.startsWith(dir + path.sep)) return null;
-    try {
-      if (fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
-      if (fs.statSync(file).isFile()) return file;
-    } catch {
-      // not there: try the next mount
-    }
+  const [prefix, dir] = folders.find(([p]) => urlPath.startsWith(p)) ?? [];
+  if (!dir) return null;
+  let file = path.resolve(dir, `.${urlPath.slice(prefix.length - 1)}`);
+  if (file !== dir && !file.startsWith(dir + path.sep)) return null;
+  try {
+    if (fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
+    return fs.statSync(file).isFile() ? file : null;
+  } catch {
+    return null;
   }
-  return null;
 }
 
 // Sends the file whole (200) or the one byte range asked for (206; 416 if

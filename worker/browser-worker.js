@@ -17,11 +17,26 @@ const GLUE = {
 
 async function createHost({ variant, threads }) {
   const { default: createWasmLlm } = await GLUE[variant]();
-  const module = await createWasmLlm({ nThreads: threads });
+  const settings = { nThreads: threads };
+  const created = createWasmLlm(settings);
+  const module = await Promise.race([created, pthreadPoolFailure(settings)]);
   return new EngineHost(module, threads, {
     readers: {},
     cache: () => openOpfsCache(),
     yieldToEventLoop,
+  });
+}
+
+// Rejects if a worker of the threaded build's pthread pool fails to start.
+// The glue creates the pool synchronously in the factory call (on the object
+// it was given) and then waits for every worker to report in; one whose
+// script does not load would otherwise leave the load waiting forever.
+function pthreadPoolFailure(settings) {
+  return new Promise((_, reject) => {
+    for (const worker of settings.PThread?.unusedWorkers ?? []) {
+      const fail = (event) => reject(new Error(`a pthread worker failed to start: ${event.message || 'its script did not load'}`));
+      worker.addEventListener('error', fail, { once: true });
+    }
   });
 }
 
