@@ -138,7 +138,8 @@ function sendFile(req, res, file, headers) {
     res.end();
     return;
   }
-  const stream = fs.createReadStream(file, { start, end });
+  // 1 MiB reads: fewer, larger chunks to the socket than the 64 KiB default.
+  const stream = fs.createReadStream(file, { start, end, highWaterMark: 1 << 20 });
   stream.on('error', () => res.destroy());
   stream.pipe(res);
 }

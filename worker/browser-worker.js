@@ -14,10 +14,24 @@ const GLUE = {
   mt: () => import('../dist/wasm/wasm-llm-mt-web.js'),
   st: () => import('../dist/wasm/wasm-llm-st-web.js'),
 };
+// The threaded build's files by URL, for bundlers: its pthread workers are
+// classic workers that import() the glue, so both must stay as built. The
+// glue's own `new Worker(new URL(...))` would make a bundler turn the worker
+// script into a module; these plain URLs make it copy the files unchanged.
+const THREADED_FILES = {
+  glue: new URL('../dist/wasm/wasm-llm-mt-web.js', import.meta.url).href,
+  'wasm-llm-mt-web.worker.js': new URL('../dist/wasm/wasm-llm-mt-web.worker.js', import.meta.url).href,
+  'wasm-llm-mt-web.wasm': new URL('../dist/wasm/wasm-llm-mt-web.wasm', import.meta.url).href,
+};
 
 async function createHost({ variant, threads }) {
   const { default: createWasmLlm } = await GLUE[variant]();
   const settings = { nThreads: threads };
+  if (variant === 'mt') {
+    const files = await sameOriginUrls(THREADED_FILES);
+    settings.locateFile = (name, prefix) => files[name] ?? prefix + name;
+    settings.mainScriptUrlOrBlob = files.glue;
+  }
   const created = createWasmLlm(settings);
   const module = await Promise.race([created, pthreadPoolFailure(settings)]);
   return new EngineHost(module, threads, {
@@ -25,6 +39,17 @@ async function createHost({ variant, threads }) {
     cache: () => openOpfsCache(),
     yieldToEventLoop,
   });
+}
+
+// `urls` with data: URLs (bundlers inline small files so) turned into blob:
+// URLs: a worker started from a data: URL has an opaque origin and could not
+// import the glue.
+async function sameOriginUrls(urls) {
+  const out = {};
+  for (const [name, url] of Object.entries(urls)) {
+    out[name] = url.startsWith('data:') ? URL.createObjectURL(await (await fetch(url)).blob()) : url;
+  }
+  return out;
 }
 
 // Rejects if a worker of the threaded build's pthread pool fails to start.

@@ -17,10 +17,14 @@ const CHROMIUM_ARGS = [
 ];
 
 // A fresh Chromium profile on the test page. isolated: serve with COOP/COEP
-// (threads); mounts: more folders for the server. Resolves to
-// {page, requests, requestsFor(path), close()}; close() ends Chromium and the
-// server and removes the profile, and runs even if opening failed halfway.
-export async function openTestPage({ isolated = true, mounts = {} } = {}) {
+// (threads); mounts: more folders for the server; root, pagePath and
+// readyGlobal: another page to open (served from root), ready once
+// window[readyGlobal] exists. Resolves to {page, origin, requests,
+// requestsFor(path), close()}; close() ends Chromium and the server and
+// removes the profile, and runs even if opening failed halfway.
+export async function openTestPage({
+  isolated = true, mounts = {}, root, pagePath = 'tests/browser/index.html', readyGlobal = 'wasmLlm',
+} = {}) {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run tools/setup.sh (apt package chromium)`);
   const requests = [];
   let server = null;
@@ -32,15 +36,15 @@ export async function openTestPage({ isolated = true, mounts = {} } = {}) {
     fs.rmSync(userDataDir, { recursive: true, force: true });
   };
   try {
-    server = await startServer({ port: 0, isolated, mounts, onRequest: (r) => requests.push(r) });
+    server = await startServer({ port: 0, isolated, mounts, root, onRequest: (r) => requests.push(r) });
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
       headless: true,
       args: CHROMIUM_ARGS,
     });
     const page = context.pages()[0] ?? (await context.newPage());
-    await page.goto(`${server.url}tests/browser/index.html`);
-    await page.waitForFunction(() => window.wasmLlm, null, { timeout: 30_000 });
+    await page.goto(`${server.url}${pagePath}`);
+    await page.waitForFunction((name) => window[name], readyGlobal, { timeout: 30_000 });
     return {
       page,
       origin: server.url.replace(/\/$/, ''),
