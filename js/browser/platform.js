@@ -69,10 +69,10 @@ function webWorkerPort(worker) {
       if (event === 'message') handler = (e) => listener(e.data);
       else if (event === 'error') handler = (e) => listener(new Error(e.message || 'the engine worker failed'));
       else return () => {};
-      const type = event === 'error' ? ['error', 'messageerror'] : ['message'];
-      for (const t of type) worker.addEventListener(t, handler);
+      const types = event === 'error' ? ['error', 'messageerror'] : ['message'];
+      for (const type of types) worker.addEventListener(type, handler);
       return () => {
-        for (const t of type) worker.removeEventListener(t, handler);
+        for (const type of types) worker.removeEventListener(type, handler);
       };
     },
     terminate: () => worker.terminate(),
