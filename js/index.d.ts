@@ -1,4 +1,5 @@
 // Types of the wasm-llm API: the same in Node (js/index.js) and in browsers (js/browser.js).
+// Where the two differ, the comment says so.
 
 export interface LoadProgress {
   /**
@@ -17,6 +18,8 @@ export interface LoadOptions {
   /**
    * Engine threads. Default: min(4, available cores) in Node; in browsers the same
    * when the page is cross-origin isolated, else 1. More than 1 uses the pthreads build.
+   * Browsers: a page that is not cross-origin isolated has no SharedArrayBuffer, so it
+   * always gets the single-thread build and 1 thread, whatever is asked.
    */
   threads?: number;
   /** KV cache positions; 0 or absent: min(training context, 4096). */
@@ -25,7 +28,10 @@ export interface LoadOptions {
   memoryLimit?: number;
   /** Expected sha256 of the file (hex); checked while it streams in. Registry models bring their own. */
   sha256?: string;
-  /** Cache downloads (default true): OPFS in browsers, a folder in Node. */
+  /**
+   * Cache downloads (default true): OPFS in browsers, a folder in Node. Browsers without
+   * usable OPFS (some private modes) load without caching.
+   */
   cache?: boolean;
   /** Node: the download cache folder (default $WASM_LLM_CACHE, else ~/.cache/wasm-llm). */
   cacheDir?: string;
@@ -78,6 +84,8 @@ export interface GenerationStats {
   prefillSeconds: number;
   decodeSeconds: number;
   stopReason: 'max_tokens' | 'end_of_generation' | 'stop_string' | 'context_full';
+  /** Engine threads that ran work during the generation (each counts its own tasks). */
+  threadsUsed: number;
 }
 
 export interface MemoryInfo {
@@ -103,19 +111,20 @@ export interface ModelInfo {
   /** Tensor count per type, e.g. { f32: 9, q8_0: 48 }. */
   tensorTypes: Record<string, number>;
   memory: MemoryInfo;
-  /** Whether the pthreads build runs the model. */
+  /** Whether the pthreads build runs the model (in browsers: only on cross-origin isolated pages). */
   threaded: boolean;
   /** The model's Jinja chat template, or null (then ChatML is used). */
   chatTemplate: string | null;
   bosToken: string;
   eosToken: string;
-  /** Where the bytes came from. */
+  /** Where the bytes came from: a download, the download cache, or a local file, bytes or stream. */
   loadedFrom: 'network' | 'cache' | 'local';
 }
 
 /**
  * A model name from the registry, a URL (http(s), or 'hf:owner/repo/path/file.gguf'),
- * bytes, a Blob/File, a ReadableStream, or (Node) a file path.
+ * bytes, a Blob/File, a ReadableStream, or (Node) a file path. In browsers any other
+ * string is a URL relative to the page (`new URL(source, location.href)`).
  */
 export type ModelSource = string | URL | ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array>;
 
@@ -139,7 +148,7 @@ export interface ModelCache {
 export class LLM {
   /** Loads a GGUF model. Rejects with LoadError or AbortError. */
   static load(source: ModelSource, options?: LoadOptions): Promise<LLM>;
-  /** The download cache. */
+  /** The download cache: a folder in Node, the origin private file system (OPFS) in browsers. */
   static readonly cache: ModelCache;
   readonly info: Readonly<ModelInfo>;
   /** Figures of the last finished generation. */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the two wasm variants with Emscripten and copies them into dist/wasm:
-#   wasm-llm-mt.{js,wasm,worker.js}  threaded (pthreads, needs SharedArrayBuffer)
-#   wasm-llm-st.{js,wasm}            single-threaded
-#   wasm-llm-cli.{js,wasm,worker.js} the command-line tool for Node (threaded)
+#   wasm-llm-mt.{js,wasm,worker.js}      threaded (pthreads, needs SharedArrayBuffer), Node glue
+#   wasm-llm-st.{js,wasm}                single-threaded, Node glue
+#   wasm-llm-{mt,st}-web.{js,wasm,...}   the same for browsers (ES module glue)
+#   wasm-llm-cli.{js,wasm,worker.js}     the command-line tool for Node (threaded)
 # Each variant has its own build directory (build/wasm-mt, build/wasm-st)
 # because -pthread must be on the compile of every object. Build logs go to
 # build/wasm-*/build.log; on failure the errors are shown.
@@ -35,10 +36,12 @@ for variant in mt st; do
     echo "build failed: see $dir/build.log" >&2
     exit 1
   fi
-  for f in "$dir"/wasm-llm-$variant.{js,wasm,worker.js} "$dir"/wasm-llm-cli.{js,wasm,worker.js}; do
+  for f in "$dir"/wasm-llm-$variant{,-web}.{js,wasm,worker.js} "$dir"/wasm-llm-cli.{js,wasm,worker.js}; do
     if [ -f "$f" ]; then cp "$f" dist/wasm/; fi
   done
 done
-# The glue is classic CommonJS; keep a "type": "module" consumer from parsing it as ESM.
+# The Node glue is classic CommonJS; keep a "type": "module" consumer from
+# parsing it as ESM. (Browsers and bundlers load the -web glue as a module
+# whatever this says.)
 echo '{"type":"commonjs"}' >dist/wasm/package.json
-echo "built dist/wasm (wasm-llm-mt, wasm-llm-st)"
+echo "built dist/wasm (wasm-llm-mt, wasm-llm-st, and their -web glue)"

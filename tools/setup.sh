@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing wasm-llm needs on a Debian machine:
-# the C++ toolchain, GoogleTest, Emscripten, and the aarch64 cross compiler
-# and qemu (tools/test-arm-kernels.sh) from apt, and the npm dev dependencies.
+# the C++ toolchain, GoogleTest, Emscripten, the aarch64 cross compiler and
+# qemu (tools/test-arm-kernels.sh), and Chromium (for the browser tests; never
+# a downloaded browser) from apt, and the npm dependencies.
 # Idempotent and quick when everything is already there.
 #   --no-npm   skip the npm dependencies (the native build needs none)
 set -euo pipefail
@@ -15,7 +16,7 @@ for arg in "$@"; do
   esac
 done
 
-apt_packages=(cmake g++ make libgtest-dev emscripten g++-aarch64-linux-gnu qemu-user)
+apt_packages=(cmake g++ make libgtest-dev emscripten g++-aarch64-linux-gnu qemu-user chromium)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

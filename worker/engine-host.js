@@ -218,6 +218,7 @@ export class EngineHost {
   // Returns the stats; throws AbortError once signal is aborted.
   async generate(prompt, options, onText, signal) {
     checkRequest(this.engine.startGeneration(prompt, options));
+    const tasksBefore = this.engine.threadTasksRun();
     for (;;) {
       if (signal.aborted) {
         const { text } = this.engine.cancel();
@@ -226,9 +227,15 @@ export class EngineHost {
       }
       const { more, text, stats } = this.engine.step();
       if (text) onText(text);
-      if (!more) return stats;
+      if (!more) return { ...stats, threadsUsed: this.#threadsUsedSince(tasksBefore) };
       await this.platform.yieldToEventLoop();
     }
+  }
+
+  // How many engine threads ran work since the task counts were `before`:
+  // counted by each thread itself, so it shows the pthreads really ran.
+  #threadsUsedSince(before) {
+    return this.engine.threadTasksRun().filter((n, i) => n > before[i]).length;
   }
 }
 

@@ -66,6 +66,8 @@ class Engine {
   Transformer& model() { return *model_; }
   int n_ctx() const { return n_ctx_; }
   int n_threads() const { return pool_ ? pool_->size() : 0; }
+  // Tasks engine thread i has run so far (ThreadPool::tasks_run).
+  uint64_t thread_tasks_run(int thread_index) const { return pool_ ? pool_->tasks_run(thread_index) : 0; }
   MemoryReport memory() const;
 
   // Starts a step-by-step generation (replacing any unfinished one): checks

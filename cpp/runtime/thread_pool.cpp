@@ -9,7 +9,8 @@ namespace {
 constexpr int kSpinPolls = 20000;
 }  // namespace
 
-ThreadPool::ThreadPool(int n_threads) : n_threads_(std::max(1, n_threads)) {
+ThreadPool::ThreadPool(int n_threads)
+    : n_threads_(std::max(1, n_threads)), tasks_run_(std::make_unique<TaskCounter[]>(n_threads_)) {
   workers_.reserve(n_threads_ - 1);
   for (int i = 1; i < n_threads_; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
@@ -30,6 +31,7 @@ int ThreadPool::default_threads() {
 }
 
 void ThreadPool::run(TaskFn fn, void* ctx) {
+  tasks_run_[0].n.fetch_add(1, std::memory_order_relaxed);
   if (n_threads_ == 1) {
     fn(ctx, 0, 1);
     return;
@@ -62,6 +64,7 @@ void ThreadPool::worker_loop(int index) {
     seen = generation_.load(std::memory_order_acquire);
     if (stop_.load()) return;
     fn_(ctx_, index, n_threads_);
+    tasks_run_[index].n.fetch_add(1, std::memory_order_relaxed);
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       std::lock_guard<std::mutex> lock(mutex_);
       done_.notify_one();

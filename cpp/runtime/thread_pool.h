@@ -11,6 +11,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -37,6 +38,11 @@ class ThreadPool {
     run([](void* c, int i, int n) { (*static_cast<std::remove_reference_t<F>*>(c))(i, n); }, &f);
   }
 
+  // How many tasks thread i has run since the pool was made (thread 0 is the
+  // caller's). Lets a caller check that the pool's threads really take part,
+  // e.g. that wasm pthreads started in their Web Workers.
+  uint64_t tasks_run(int thread_index) const { return tasks_run_[thread_index].n.load(std::memory_order_relaxed); }
+
   // A sensible default thread count for this machine: hardware threads, capped.
   static int default_threads();
 
@@ -53,6 +59,12 @@ class ThreadPool {
   std::atomic<bool> stop_{false};
   TaskFn fn_ = nullptr;
   void* ctx_ = nullptr;
+  // One counter per thread, each on its own cache line so counting costs no
+  // cache-line traffic between threads.
+  struct alignas(64) TaskCounter {
+    std::atomic<uint64_t> n{0};
+  };
+  std::unique_ptr<TaskCounter[]> tasks_run_;
 };
 
 // The half-open range [begin, end) of n items that thread i of n_threads owns:

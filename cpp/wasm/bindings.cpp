@@ -152,6 +152,15 @@ class WasmEngine {
     return out;
   }
 
+  // Tasks each engine thread has run so far: [caller's thread, pool thread 1, ...].
+  val thread_tasks_run() const {
+    val out = val::array();
+    for (int i = 0; i < engine_.n_threads(); ++i) {
+      out.call<void>("push", static_cast<double>(engine_.thread_tasks_run(i)));
+    }
+    return out;
+  }
+
   // {code, message, tokens: number[]}
   val tokenize(const std::string& text, bool add_special, bool parse_special) const {
     if (!engine_.loaded()) return status_object(not_loaded());
@@ -270,6 +279,7 @@ EMSCRIPTEN_BINDINGS(wasm_llm) {
       .function("dataDestination", &WasmEngine::data_destination)
       .function("finishLoad", &WasmEngine::finish_load)
       .function("info", &WasmEngine::info)
+      .function("threadTasksRun", &WasmEngine::thread_tasks_run)
       .function("tokenize", &WasmEngine::tokenize)
       .function("detokenize", &WasmEngine::detokenize)
       .function("startGeneration", &WasmEngine::start_generation)

@@ -27,6 +27,8 @@ async function expectParity(model, threads, maxTokens) {
       const expected = await nativeContinuation(prompt, [...cli, '-n', String(maxTokens), '-t', String(threads)], model);
       expect(expected.length).toBeGreaterThan(maxTokens);  // real text, not an early stop
       expect(await llm.generate(prompt, { ...js, maxTokens })).toBe(expected);
+      // Every pool thread (a worker_threads worker under the wasm pthreads) ran work.
+      expect(llm.lastStats.threadsUsed).toBe(threads);
     }
   } finally {
     await llm.dispose();

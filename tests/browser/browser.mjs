@@ -1,0 +1,73 @@
+// Shared by the browser tests: Debian's Chromium (never a downloaded one),
+// driven by playwright-core, on the test page (index.html) served by
+// tools/serve.mjs, with a log of the requests the server saw.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../tools/serve.mjs';
+import { repoRoot } from '../js/helpers.mjs';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync',
+];
+
+// A fresh Chromium profile on the test page. isolated: serve with COOP/COEP
+// (threads); mounts: more folders for the server; root, pagePath and
+// readyGlobal: another page to open (served from root), ready once
+// window[readyGlobal] exists. Resolves to {page, origin, requests,
+// requestsFor(path), close()}; close() ends Chromium and the server and
+// removes the profile, and runs even if opening failed halfway.
+export async function openTestPage({
+  isolated = true, mounts = {}, root, pagePath = 'tests/browser/index.html', readyGlobal = 'wasmLlm',
+} = {}) {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run tools/setup.sh (apt package chromium)`);
+  const requests = [];
+  let server = null;
+  let context = null;
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-chromium-'));
+  const close = async () => {
+    await context?.close().catch(() => {});
+    await server?.close();
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+  };
+  try {
+    server = await startServer({ port: 0, isolated, mounts, root, onRequest: (r) => requests.push(r) });
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(`${server.url}${pagePath}`);
+    await page.waitForFunction((name) => window[name], readyGlobal, { timeout: 30_000 });
+    return {
+      page,
+      origin: server.url.replace(/\/$/, ''),
+      requests,
+      requestsFor: (urlPath) => requests.filter((r) => r.path === urlPath),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+// A random-weight model of the stories15M shape with a 2048-token context:
+// small to download, yet a long generation takes seconds (for abort tests).
+// Written into `dir` once; resolves to its file name.
+export async function slowModel(dir) {
+  const file = path.join(dir, 'slow-stories15M.gguf');
+  if (!fs.existsSync(file)) {
+    await promisify(execFile)(path.join(repoRoot, 'build/native/wasm-llm'), [
+      'synth', '--shape', 'stories15M', '--type', 'q8_0', '--ctx', '2048',
+      '--vocab', path.resolve(repoRoot, '../shared/models/vocab/ggml-vocab-llama-spm.gguf'), '-o', file,
+    ]);
+  }
+  return path.basename(file);
+}

@@ -1,0 +1,223 @@
+// Loading in Chromium: every kind of source, the OPFS download cache
+// (LLM.cache, loads with no network request), typed errors for bad models,
+// and that every pending promise settles when a model is disposed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cacheFileName } from '../../js/cache-names.js';
+import { nativeContinuation } from '../js/helpers.mjs';
+import { openTestPage } from './browser.mjs';
+
+const MODEL_PATH = '/models/stories260K.gguf';
+const prompt = 'Once upon a time';
+const greedy = { maxTokens: 40, temperature: 0 };
+let expected;  // the native CLI's greedy 40 tokens
+let t;
+
+beforeAll(async () => {
+  expected = await nativeContinuation(prompt, ['-n', '40', '--temp', '0']);
+  t = await openTestPage({ isolated: true });
+});
+
+afterAll(() => t?.close());
+
+// Runs body(wasmLlm, args) in the page. Errors come back as plain
+// descriptions (with whether they are the API's typed errors), not thrown.
+function inPage(body, args = {}) {
+  return t.page.evaluate(
+    async ({ source, args, prompt, greedy }) => {
+      const wasmLlm = window.wasmLlm;
+      const describeError = (e) => ({
+        name: e.name,
+        message: e.message,
+        status: e.status,
+        isLoadError: e instanceof wasmLlm.LoadError,
+        isGenerationError: e instanceof wasmLlm.GenerationError,
+      });
+      // The greedy continuation of a model loaded from `source`, with the load's info and progress.
+      const continuation = async (source, options = {}) => {
+        const progress = [];
+        const llm = await wasmLlm.LLM.load(source, { ...options, onProgress: (p) => progress.push(p) });
+        try {
+          return { text: await llm.generate(prompt, greedy), info: llm.info, progress };
+        } finally {
+          await llm.dispose();
+        }
+      };
+      const loadError = (source, options) => wasmLlm.LLM.load(source, options).then(
+        (llm) => llm.dispose().then(() => null),
+        describeError,
+      );
+      const opfsNames = async () => {
+        const root = await navigator.storage.getDirectory();
+        const dir = await root.getDirectoryHandle('wasm-llm', { create: true });
+        const names = [];
+        for await (const name of dir.keys()) names.push(name);
+        return names.sort();
+      };
+      const fn = new Function(`return (${source})`)();
+      return fn({ wasmLlm, continuation, loadError, opfsNames, describeError }, args);
+    },
+    { source: body.toString(), args, prompt, greedy },
+  );
+}
+
+const modelUrl = () => `${t.origin}${MODEL_PATH}`;
+const modelRequests = () => t.requestsFor(MODEL_PATH).length;
+
+describe('sources', () => {
+  it('loads a File, a Blob, an ArrayBuffer, a Uint8Array and a ReadableStream', async () => {
+    const result = await inPage(async ({ continuation }, { url }) => {
+      const bytes = await (await fetch(url)).arrayBuffer();
+      const out = {};
+      out.file = await continuation(new File([bytes], 'stories260K.gguf'));
+      out.blob = await continuation(new Blob([bytes]));
+      out.arrayBuffer = await continuation(bytes);
+      out.uint8Array = await continuation(new Uint8Array(bytes));
+      out.stream = await continuation((await fetch(url)).body);
+      out.callerBytesIntact = bytes.byteLength;
+      return out;
+    }, { url: MODEL_PATH });
+    for (const kind of ['file', 'blob', 'arrayBuffer', 'uint8Array', 'stream']) {
+      expect(result[kind].text, kind).toBe(expected);
+      expect(result[kind].info.loadedFrom, kind).toBe('local');
+      expect(result[kind].progress.at(-1).phase, kind).toBe('done');
+    }
+    expect(result.callerBytesIntact).toBe(1185376);  // not detached by the transfer
+  });
+
+  it('resolves a relative URL against the page', async () => {
+    // The page is /tests/browser/index.html.
+    const result = await inPage(({ continuation }) => continuation('../../models/stories260K.gguf', { cache: false }));
+    expect(result.text).toBe(expected);
+    expect(result.info.loadedFrom).toBe('network');
+  });
+});
+
+describe('the OPFS download cache', () => {
+  it('stores a download, and a second load reads it from OPFS with no request for the model', async () => {
+    const before = modelRequests();
+    const first = await inPage(({ continuation }, { url }) => continuation(url), { url: modelUrl() });
+    expect(first.info.loadedFrom).toBe('network');
+    expect(first.progress.some((p) => p.phase === 'download')).toBe(true);
+    expect(modelRequests()).toBe(before + 1);
+
+    const second = await inPage(({ continuation }, { url }) => continuation(url), { url: modelUrl() });
+    expect(second.info.loadedFrom).toBe('cache');
+    expect(second.progress[0]).toMatchObject({ phase: 'cache', total: 1185376 });
+    expect(second.text).toBe(expected);
+    expect(modelRequests()).toBe(before + 1);
+
+    const entries = await inPage(({ wasmLlm }) => wasmLlm.LLM.cache.list());
+    expect(entries).toContainEqual({
+      url: modelUrl(),
+      size: 1185376,
+      sha256: '270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d',
+      savedAt: expect.any(Number),
+    });
+  });
+
+  it('LLM.cache.delete and clear remove entries; the next load downloads again', async () => {
+    await inPage(({ continuation }, { url }) => continuation(url), { url: modelUrl() });
+    const result = await inPage(async ({ wasmLlm, continuation, opfsNames }, { url }) => {
+      const { cache } = wasmLlm.LLM;
+      const deleted = await cache.delete(url);
+      const deletedAgain = await cache.delete(url);
+      const afterDelete = await cache.list();
+      const reload = await continuation(url);
+      const listed = (await cache.list()).map((e) => e.url);
+      await cache.clear();
+      return { deleted, deletedAgain, afterDelete, reloadedFrom: reload.info.loadedFrom, listed,
+        afterClear: await cache.list(), namesAfterClear: await opfsNames() };
+    }, { url: modelUrl() });
+    expect(result).toEqual({
+      deleted: true, deletedAgain: false, afterDelete: [], reloadedFrom: 'network', listed: [modelUrl()],
+      afterClear: [], namesAfterClear: [],
+    });
+  });
+
+  it('cache: false neither reads nor writes the cache', async () => {
+    await inPage(({ wasmLlm }) => wasmLlm.LLM.cache.clear());
+    const before = modelRequests();
+    const result = await inPage(async ({ wasmLlm, continuation }, { url }) => {
+      const first = await continuation(url, { cache: false });
+      const second = await continuation(url, { cache: false });
+      return { from: [first.info.loadedFrom, second.info.loadedFrom], entries: await wasmLlm.LLM.cache.list() };
+    }, { url: modelUrl() });
+    expect(result).toEqual({ from: ['network', 'network'], entries: [] });
+    expect(modelRequests()).toBe(before + 2);
+  });
+
+  it('a damaged cached copy is dropped and the model downloaded again', async () => {
+    const result = await inPage(async ({ continuation }, { url, fileName }) => {
+      await continuation(url);
+      // Overwrite the cached file with zeros of the same size.
+      const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('wasm-llm');
+      const file = await dir.getFileHandle(fileName);
+      const writable = await file.createWritable();
+      await writable.write(new Uint8Array((await file.getFile()).size));
+      await writable.close();
+      const reload = await continuation(url);
+      const third = await continuation(url);
+      return { reload: [reload.info.loadedFrom, reload.text], third: [third.info.loadedFrom, third.text] };
+    }, { url: modelUrl(), fileName: cacheFileName(modelUrl()) });
+    expect(result.reload).toEqual(['network', expected]);
+    expect(result.third).toEqual(['cache', expected]);
+  });
+});
+
+describe('errors', () => {
+  it('a file that is not GGUF, a 404 and a sha256 mismatch reject with LoadError, cache nothing, and the page recovers', async () => {
+    await inPage(({ wasmLlm }) => wasmLlm.LLM.cache.clear());
+    const result = await inPage(async ({ wasmLlm, continuation, loadError, opfsNames }, { origin }) => {
+      const notGguf = await loadError(`${origin}/README.md`);
+      const missing = await loadError(`${origin}/models/missing.gguf`);
+      const wrongHash = await loadError(`${origin}/models/stories260K.gguf`, { sha256: '0'.repeat(64) });
+      const after = await continuation(`${origin}/models/stories260K.gguf`, { cache: false });
+      return {
+        notGguf, missing, wrongHash, afterText: after.text,
+        entries: await wasmLlm.LLM.cache.list(), names: await opfsNames(),
+      };
+    }, { origin: t.origin });
+    expect(result.notGguf).toMatchObject({ name: 'LoadError', isLoadError: true });
+    expect(result.notGguf.message).toMatch(/GGUF|magic/i);
+    expect(result.missing).toMatchObject({ name: 'LoadError', isLoadError: true, status: 404 });
+    expect(result.wrongHash).toMatchObject({ name: 'LoadError', isLoadError: true });
+    expect(result.wrongHash.message).toMatch(/sha256/);
+    expect(result.afterText).toBe(expected);
+    expect(result.entries).toEqual([]);
+    expect(result.names).toEqual([]);  // no partial download left behind
+  });
+
+  it('aborting a load rejects with AbortError', async () => {
+    const result = await inPage(async ({ wasmLlm, describeError }, { url }) => {
+      const controller = new AbortController();
+      return wasmLlm.LLM.load(url, {
+        cache: false,
+        signal: controller.signal,
+        onProgress: () => controller.abort(),
+      }).then((llm) => llm.dispose().then(() => null), describeError);
+    }, { url: MODEL_PATH });
+    expect(result).toMatchObject({ name: 'AbortError' });
+  });
+
+  it('dispose() rejects a running and a queued generation, and later calls', async () => {
+    const result = await inPage(async ({ wasmLlm, describeError }, { url }) => {
+      const llm = await wasmLlm.LLM.load(url);
+      let firstToken;
+      const started = new Promise((resolve) => (firstToken = resolve));
+      const running = llm.generate('Once upon a time', { maxTokens: 400, temperature: 0, onToken: firstToken });
+      const queued = llm.generate('Once', { maxTokens: 400, temperature: 0 });
+      await started;
+      await llm.dispose();
+      const settle = (p) => p.then(() => 'resolved', describeError);
+      return { running: await settle(running), queued: await settle(queued), later: await settle(llm.tokenize('x')) };
+    }, { url: MODEL_PATH });
+    for (const key of ['running', 'queued', 'later']) {
+      expect(result[key], key).toMatchObject({ name: 'GenerationError', isGenerationError: true });
+    }
+  });
+
+  it('a source that is not a model source is a TypeError', async () => {
+    const result = await inPage(({ loadError }) => loadError(42));
+    expect(result).toMatchObject({ name: 'TypeError' });
+  });
+});

@@ -1,0 +1,74 @@
+// An engine worker that cannot start — its script, the wasm glue, the wasm
+// binary or a pthread worker's script fails to load — rejects LLM.load with
+// LoadError instead of leaving it waiting, and the page loads models again
+// once the files are there.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../js/helpers.mjs';
+import { openTestPage } from './browser.mjs';
+
+const MODEL_PATH = '/models/stories260K.gguf';
+
+// The load's outcome in the page: 'loaded', or the error's name and message.
+function tryLoad(page) {
+  return page.evaluate(async (url) => {
+    try {
+      const llm = await window.wasmLlm.LLM.load(url, { cache: false });
+      await llm.dispose();
+      return 'loaded';
+    } catch (error) {
+      return { name: error.name, message: error.message, isLoadError: error instanceof window.wasmLlm.LoadError };
+    }
+  }, MODEL_PATH);
+}
+
+describe('files that fail to load', () => {
+  let t;
+  beforeAll(async () => {
+    t = await openTestPage({ isolated: true });
+  });
+  afterAll(() => t?.close());
+
+  it.each([
+    ['the worker script', '**/worker/browser-worker.js'],
+    ['the wasm glue', '**/dist/wasm/wasm-llm-mt-web.js'],
+    ['the wasm binary', '**/dist/wasm/wasm-llm-mt-web.wasm'],
+  ])('%s: LoadError, then loading works again', async (_, pattern) => {
+    const context = t.page.context();
+    await context.route(pattern, (route) => route.fulfill({ status: 404, body: 'not found' }));
+    try {
+      const result = await tryLoad(t.page);
+      expect(result).toMatchObject({ name: 'LoadError', isLoadError: true });
+      expect(result.message).toMatch(/cannot start the engine worker/);
+    } finally {
+      await context.unroute(pattern);
+    }
+    expect(await tryLoad(t.page)).toBe('loaded');
+  });
+});
+
+// Playwright's routes do not reach the pthread workers (workers started by a
+// worker), so this page's server has a /dist/wasm/ without their script.
+describe('a pthread worker script that fails to load', () => {
+  let t;
+  let glueDir;
+  beforeAll(async () => {
+    glueDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-glue-'));
+    for (const name of fs.readdirSync(path.join(repoRoot, 'dist/wasm'))) {
+      if (name !== 'wasm-llm-mt-web.worker.js') fs.copyFileSync(path.join(repoRoot, 'dist/wasm', name), path.join(glueDir, name));
+    }
+    t = await openTestPage({ isolated: true, mounts: { '/dist/wasm/': glueDir } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    fs.rmSync(glueDir, { recursive: true, force: true });
+  });
+
+  it('rejects the load with LoadError instead of hanging', { timeout: 30_000 }, async () => {
+    const result = await tryLoad(t.page);
+    expect(result).toMatchObject({ name: 'LoadError', isLoadError: true });
+    expect(result.message).toMatch(/pthread worker failed to start/);
+  });
+});

@@ -1,0 +1,85 @@
+// The engine worker in browsers: a module Web Worker that owns the wasm
+// instance (Emscripten's ES module glue; the threaded build starts its pthread
+// pool as nested workers) and serves the page's requests (serve.js), as
+// node-worker.js does in Node. Downloads are cached in OPFS.
+//
+// Started by js/browser/platform.js; its first message is
+// {type: 'init', variant: 'mt' | 'st', threads}, every later one a request.
+import { openOpfsCache } from '../js/browser/opfs-cache.js';
+import { EngineHost } from './engine-host.js';
+import { serve } from './serve.js';
+
+// Static imports (one per variant) so bundlers see and copy both builds.
+const GLUE = {
+  mt: () => import('../dist/wasm/wasm-llm-mt-web.js'),
+  st: () => import('../dist/wasm/wasm-llm-st-web.js'),
+};
+// The threaded build's files by URL, for bundlers: its pthread workers are
+// classic workers that import() the glue, so both must stay as built. The
+// glue's own `new Worker(new URL(...))` would make a bundler turn the worker
+// script into a module; these plain URLs make it copy the files unchanged.
+const THREADED_FILES = {
+  glue: new URL('../dist/wasm/wasm-llm-mt-web.js', import.meta.url).href,
+  'wasm-llm-mt-web.worker.js': new URL('../dist/wasm/wasm-llm-mt-web.worker.js', import.meta.url).href,
+  'wasm-llm-mt-web.wasm': new URL('../dist/wasm/wasm-llm-mt-web.wasm', import.meta.url).href,
+};
+
+async function createHost({ variant, threads }) {
+  const { default: createWasmLlm } = await GLUE[variant]();
+  const settings = { nThreads: threads };
+  if (variant === 'mt') {
+    const files = await sameOriginUrls(THREADED_FILES);
+    settings.locateFile = (name, prefix) => files[name] ?? prefix + name;
+    settings.mainScriptUrlOrBlob = files.glue;
+  }
+  const created = createWasmLlm(settings);
+  const module = await Promise.race([created, pthreadPoolFailure(settings)]);
+  return new EngineHost(module, threads, {
+    readers: {},
+    cache: () => openOpfsCache(),
+    yieldToEventLoop,
+  });
+}
+
+// `urls` with data: URLs (bundlers inline small files so) turned into blob:
+// URLs: a worker started from a data: URL has an opaque origin and could not
+// import the glue.
+async function sameOriginUrls(urls) {
+  const out = {};
+  for (const [name, url] of Object.entries(urls)) {
+    out[name] = url.startsWith('data:') ? URL.createObjectURL(await (await fetch(url)).blob()) : url;
+  }
+  return out;
+}
+
+// Rejects if a worker of the threaded build's pthread pool fails to start.
+// The glue creates the pool synchronously in the factory call (on the object
+// it was given) and then waits for every worker to report in; one whose
+// script does not load would otherwise leave the load waiting forever.
+function pthreadPoolFailure(settings) {
+  return new Promise((_, reject) => {
+    for (const worker of settings.PThread?.unusedWorkers ?? []) {
+      const fail = (event) => reject(new Error(`a pthread worker failed to start: ${event.message || 'its script did not load'}`));
+      worker.addEventListener('error', fail, { once: true });
+    }
+  });
+}
+
+// A macrotask turn through a MessageChannel: lets queued messages (an abort)
+// in between generation steps. setTimeout(0) would do too, but browsers clamp
+// nested timeouts to 4 ms, which would cost more than a token.
+const turns = new MessageChannel();
+const waiting = [];
+turns.port1.onmessage = () => waiting.shift()();
+function yieldToEventLoop() {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    turns.port2.postMessage(null);
+  });
+}
+
+let onRequest = null;
+self.addEventListener('message', ({ data }) => {
+  if (onRequest) onRequest(data);
+  else if (data?.type === 'init') onRequest = serve((message) => self.postMessage(message), () => createHost(data));
+});
