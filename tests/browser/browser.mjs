@@ -19,11 +19,13 @@ const CHROMIUM_ARGS = [
 // A fresh Chromium profile on the test page. isolated: serve with COOP/COEP
 // (threads); mounts: more folders for the server; root, pagePath and
 // readyGlobal: another page to open (served from root), ready once
-// window[readyGlobal] exists. Resolves to {page, origin, requests,
-// requestsFor(path), close()}; close() ends Chromium and the server and
-// removes the profile, and runs even if opening failed halfway.
+// window[readyGlobal] exists (or, with readySelector, once that element does).
+// Resolves to {page, origin, requests, requestsFor(path), pageErrors, close()};
+// pageErrors collects the page's uncaught errors and console errors from its
+// first script on. close() ends Chromium and the server and removes the
+// profile, and runs even if opening failed halfway.
 export async function openTestPage({
-  isolated = true, mounts = {}, root, pagePath = 'tests/browser/index.html', readyGlobal = 'wasmLlm',
+  isolated = true, mounts = {}, root, pagePath = 'tests/browser/index.html', readyGlobal = 'wasmLlm', readySelector,
 } = {}) {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run tools/setup.sh (apt package chromium)`);
   const requests = [];
@@ -43,10 +45,17 @@ export async function openTestPage({
       args: CHROMIUM_ARGS,
     });
     const page = context.pages()[0] ?? (await context.newPage());
+    const pageErrors = [];
+    page.on('pageerror', (error) => pageErrors.push(`uncaught: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(`console: ${message.text()} (${message.location().url})`);
+    });
     await page.goto(`${server.url}${pagePath}`);
-    await page.waitForFunction((name) => window[name], readyGlobal, { timeout: 30_000 });
+    if (readySelector) await page.waitForSelector(readySelector, { timeout: 30_000 });
+    else await page.waitForFunction((name) => window[name], readyGlobal, { timeout: 30_000 });
     return {
       page,
+      pageErrors,
       origin: server.url.replace(/\/$/, ''),
       requests,
       requestsFor: (urlPath) => requests.filter((r) => r.path === urlPath),
