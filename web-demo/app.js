@@ -79,6 +79,7 @@ async function loadModel(source, label) {
   stats.showModel(null);
   progress.start(label);
   $('model-status').textContent = `Loading ${label}…`;
+  $('generation-status').textContent = '';
   const startedAt = performance.now();
   try {
     page.llm = await LLM.load(source, {
@@ -94,9 +95,9 @@ async function loadModel(source, label) {
     if (!(error instanceof AbortError)) showError({ title, detail });
   } finally {
     progress.hide();
+    await cache.refresh();  // a download was added to it
     page.running = null;
     setState('idle');
-    await cache.refresh();
   }
 }
 
@@ -174,6 +175,7 @@ function showMode() {
   $('completion').hidden = chat;
   $('chat-log').hidden = !chat;
   $('new-chat').hidden = !chat;
+  $('generate').textContent = chat ? 'Send' : 'Generate';
   $('prompt').placeholder = chat ? 'Say something to the model' : 'Once upon a time';
 }
 

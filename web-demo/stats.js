@@ -20,7 +20,7 @@ export class Stats {
     this.info = info;
     for (const name of ['prefill', 'decode', 'tokens', 'threads']) this.#set(name, '–');
     this.#set('memory', info ? formatBytes(info.memory.total) : '–');
-    this.#set('build', info ? (info.threaded ? 'threaded (pthreads)' : 'single-thread') : '–');
+    this.#set('build', info ? (info.threaded ? 'threaded' : 'single-thread') : '–');
     if (info) this.#set('threads', `${info.threads} available`);
   }
 
