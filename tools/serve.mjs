@@ -44,6 +44,9 @@ const ISOLATION_HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
+// The URL path of the models folder, on every response (see startServer).
+export const MODELS_HEADER = 'X-Wasm-Llm-Models';
+
 // Starts serving. Options:
 //   root: the folder served at / (default: the repository)
 //   models: a folder served at /models/ (default: ../shared/models beside the repository, if any)
@@ -66,10 +69,13 @@ export async function startServer({
     .filter(([, dir]) => dir)
     .map(([prefix, dir]) => [prefix, path.resolve(dir)])
     .sort(([a], [b]) => b.length - a.length);
+  // Tells pages (the demo's preset list) where the models are; a plain
+  // static host sends no such header, so they look for none there.
+  const modelsHeader = models ? { [MODELS_HEADER]: '/models/' } : {};
   const server = http.createServer((req, res) => {
     const urlPath = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
     onRequest({ method: req.method, path: urlPath, range: req.headers.range ?? null });
-    const headers = { 'Cache-Control': 'no-store', ...(isolated ? ISOLATION_HEADERS : {}) };
+    const headers = { 'Cache-Control': 'no-store', ...(isolated ? ISOLATION_HEADERS : {}), ...modelsHeader };
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...headers, Allow: 'GET, HEAD' }).end();
       return;

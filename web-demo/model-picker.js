@@ -1,12 +1,13 @@
-// Where a model comes from: a preset (the package's registry, plus the models
-// folder beside the demo when the server has one), a URL typed in, or a local
+// Where a model comes from: a preset (the package's registry, plus local
+// copies when the server has a models folder), a URL typed in, or a local
 // file (file picker or drag-and-drop). Every choice is reported as
 // onPick(source, label): source goes to LLM.load, label names it in messages.
 import { MODELS } from '../js/browser.js';
 import { formatBytes } from './format.js';
 
-// tools/serve.mjs serves ../shared/models at /models/, beside /web-demo/.
-const LOCAL_MODELS = new URL('../models/', import.meta.url);
+// tools/serve.mjs names its models folder (../shared/models, at /models/)
+// in this header on every response; other hosts send none.
+const MODELS_HEADER = 'X-Wasm-Llm-Models';
 
 export class ModelPicker {
   constructor({ presetForm, preset, urlForm, url, file, dropZone }, onPick) {
@@ -32,7 +33,10 @@ export class ModelPicker {
 
   // Fills the preset list: local copies first (no download), then the registry.
   async init() {
-    const local = await Promise.all(Object.entries(MODELS).map(([name, entry]) => localPreset(name, entry)));
+    const folder = await localModelsFolder();
+    const local = folder
+      ? await Promise.all(Object.entries(MODELS).map(([name, entry]) => localPreset(name, new URL(entry.file, folder))))
+      : [];
     const remote = Object.entries(MODELS).map(([name, entry]) => ({
       name,
       source: name,
@@ -72,17 +76,29 @@ export class ModelPicker {
   }
 }
 
-// The preset for the local copy of a registry model, or null if the server
-// has none (a HEAD request: nothing is downloaded).
-async function localPreset(name, entry) {
-  const url = new URL(entry.file, LOCAL_MODELS);
+// The URL of the server's models folder, or null if it has none. Asked of
+// the page's own URL, which exists on any host: probing a models URL that
+// is not there would log a failed request on the console.
+async function localModelsFolder() {
+  try {
+    const response = await fetch(location.href, { method: 'HEAD' });
+    const folder = response.headers.get(MODELS_HEADER);
+    return folder ? new URL(folder, location.href) : null;
+  } catch {
+    return null;
+  }
+}
+
+// The preset for the server's copy (at `url`) of registry model `name`, or
+// null if it has none (a HEAD request: nothing is downloaded).
+async function localPreset(name, url) {
   try {
     const response = await fetch(url, { method: 'HEAD' });
     if (!response.ok) return null;
   } catch {
     return null;
   }
-  return { name: entry.file, source: url.href, text: `${name} · this server` };
+  return { name: url.pathname.split('/').pop(), source: url.href, text: `${name} · this server` };
 }
 
 // 'https://host/dir/model.gguf?x' → 'model.gguf'; anything else as given.

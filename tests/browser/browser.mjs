@@ -17,7 +17,8 @@ const CHROMIUM_ARGS = [
 ];
 
 // A fresh Chromium profile on the test page. isolated: serve with COOP/COEP
-// (threads); mounts: more folders for the server; root, pagePath and
+// (threads); mounts: more folders for the server; models: its /models/
+// folder (default ../shared/models; null: none); root, pagePath and
 // readyGlobal: another page to open (served from root), ready once
 // window[readyGlobal] exists (or, with readySelector, once that element does).
 // Resolves to {page, origin, requests, requestsFor(path), pageErrors, close()};
@@ -25,7 +26,7 @@ const CHROMIUM_ARGS = [
 // first script on. close() ends Chromium and the server and removes the
 // profile, and runs even if opening failed halfway.
 export async function openTestPage({
-  isolated = true, mounts = {}, root, pagePath = 'tests/browser/index.html', readyGlobal = 'wasmLlm', readySelector,
+  isolated = true, mounts = {}, models, root, pagePath = 'tests/browser/index.html', readyGlobal = 'wasmLlm', readySelector,
 } = {}) {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run tools/setup.sh (apt package chromium)`);
   const requests = [];
@@ -38,7 +39,7 @@ export async function openTestPage({
     fs.rmSync(userDataDir, { recursive: true, force: true });
   };
   try {
-    server = await startServer({ port: 0, isolated, mounts, root, onRequest: (r) => requests.push(r) });
+    server = await startServer({ port: 0, isolated, mounts, models, root, onRequest: (r) => requests.push(r) });
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
       headless: true,

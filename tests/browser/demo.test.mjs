@@ -309,3 +309,19 @@ describe('page without cross-origin isolation: the single-thread build', () => {
     expect(downloads(t, '/dist/wasm/wasm-llm-st-web.wasm')).toBe(1);
   });
 });
+
+describe('a plain static host: no isolation headers, no models folder', () => {
+  let t;
+  beforeAll(async () => {
+    t = await openDemo({ isolated: false, models: null });
+  });
+  afterAll(() => t?.close());
+
+  it('offers only the registry presets, without a failed request on the console', async () => {
+    const presets = await t.page.$$eval('#preset option', (options) => options.map((o) => o.textContent));
+    expect(presets).toEqual(['stories260K · huggingface.co · 1.19 MB']);
+    expect(await t.demo.text('#mode')).toBe('Single-thread: this page is not cross-origin isolated');
+    expect(t.requests.filter((r) => r.path.startsWith('/models/'))).toEqual([]);
+    expect(t.pageErrors).toEqual([]);
+  });
+});
