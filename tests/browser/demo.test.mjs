@@ -50,7 +50,9 @@ async function watchOutput(page) {
   await page.evaluate(() => {
     const output = document.querySelector('#completion .output-text');
     const seen = [];
-    const observer = new MutationObserver(() => seen.push({ length: output.textContent.length, state: document.body.dataset.state }));
+    const observer = new MutationObserver(() => {
+      seen.push({ length: output.textContent.length, state: document.body.dataset.state });
+    });
     observer.observe(output, { childList: true, characterData: true, subtree: true });
     window.outputWatch = { seen, observer };
   });
@@ -222,7 +224,9 @@ describe('cross-origin isolated page: the threaded build', () => {
     await demo.loadUrl(hugeContextUrl);
     const tooLarge = await demo.error();
     expect(tooLarge.title).toBe('huge-context.gguf is too large for the 4 GB WebAssembly memory.');
-    expect(tooLarge.detail).toMatch(/^cannot load the model: the model needs \d+\.\d MiB \(weights [\d.]+ MiB \+ context of 16000000\) but only [\d.]+ MiB are available$/);
+    expect(tooLarge.detail).toMatch(
+      /^cannot load the model: the model needs \d+\.\d MiB \(weights [\d.]+ MiB \+ context of 16000000\) but only [\d.]+ MiB are available$/,
+    );
     await demo.settings({ contextSize: 0 });
 
     await demo.loadUrl('ftp://example.com/model.gguf');
