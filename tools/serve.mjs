@@ -5,7 +5,10 @@
 // make a page cross-origin isolated, which SharedArrayBuffer and so the
 // threaded build need.
 //
-//   node tools/serve.mjs [--port N] [--host H] [--no-isolation] [--models DIR]
+//   node tools/serve.mjs [--port N] [--host H] [--no-isolation] [--models DIR] [--demo]
+//
+// --demo prints the demo page's URL (web-demo/); `npm run demo` uses it. When
+// the port is taken and none was asked for, the next free one is used.
 //
 // Tests start it in-process: `const server = await startServer({port: 0})`.
 import fs from 'node:fs';
@@ -41,6 +44,9 @@ const ISOLATION_HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
+// The URL path of the models folder, on every response (see startServer).
+export const MODELS_HEADER = 'X-Wasm-Llm-Models';
+
 // Starts serving. Options:
 //   root: the folder served at / (default: the repository)
 //   models: a folder served at /models/ (default: ../shared/models beside the repository, if any)
@@ -63,10 +69,13 @@ export async function startServer({
     .filter(([, dir]) => dir)
     .map(([prefix, dir]) => [prefix, path.resolve(dir)])
     .sort(([a], [b]) => b.length - a.length);
+  // Tells pages (the demo's preset list) where the models are; a plain
+  // static host sends no such header, so they look for none there.
+  const modelsHeader = models ? { [MODELS_HEADER]: '/models/' } : {};
   const server = http.createServer((req, res) => {
     const urlPath = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
     onRequest({ method: req.method, path: urlPath, range: req.headers.range ?? null });
-    const headers = { 'Cache-Control': 'no-store', ...(isolated ? ISOLATION_HEADERS : {}) };
+    const headers = { 'Cache-Control': 'no-store', ...(isolated ? ISOLATION_HEADERS : {}), ...modelsHeader };
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...headers, Allow: 'GET, HEAD' }).end();
       return;
@@ -171,14 +180,33 @@ function parseArgs(argv) {
     else if (arg === '--host') options.host = argv[++i];
     else if (arg === '--models') options.models = argv[++i];
     else if (arg === '--root') options.root = argv[++i];
-    else throw new Error(`unknown option ${arg} (options: --port N --host H --root DIR --models DIR --no-isolation)`);
+    else if (arg === '--demo') options.demo = true;
+    else throw new Error(`unknown option ${arg} (options: --port N --host H --root DIR --models DIR --no-isolation --demo)`);
   }
   return options;
 }
 
+// startServer on the port asked for, or from 8080 up to the first free one.
+async function listenOnFreePort({ demo, ...options }) {
+  if (options.port !== undefined) return startServer(options);
+  for (let port = 8080; ; port++) {
+    try {
+      return await startServer({ ...options, port });
+    } catch (error) {
+      if (error.code !== 'EADDRINUSE' || port >= 8099) throw error;
+    }
+  }
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const options = parseArgs(process.argv.slice(2));
-  const server = await startServer(options);
-  const isolation = options.isolated === false ? 'not cross-origin isolated' : 'cross-origin isolated';
+  const server = await listenOnFreePort(options);
+  const isolated = options.isolated !== false;
+  const isolation = isolated ? 'cross-origin isolated' : 'not cross-origin isolated';
   console.log(`serving ${options.root ?? repoRoot} at ${server.url} (${isolation})`);
+  if (options.demo) {
+    console.log(`\ndemo: ${server.url}web-demo/  (${isolated ? 'threaded' : 'single-thread'} build)`);
+    if (isolated) console.log('single-thread, as on a static host without COOP/COEP: node tools/serve.mjs --demo --no-isolation');
+    console.log('stop with Ctrl+C');
+  }
 }

@@ -17,13 +17,16 @@ const CHROMIUM_ARGS = [
 ];
 
 // A fresh Chromium profile on the test page. isolated: serve with COOP/COEP
-// (threads); mounts: more folders for the server; root, pagePath and
+// (threads); mounts: more folders for the server; models: its /models/
+// folder (default ../shared/models; null: none); root, pagePath and
 // readyGlobal: another page to open (served from root), ready once
-// window[readyGlobal] exists. Resolves to {page, origin, requests,
-// requestsFor(path), close()}; close() ends Chromium and the server and
-// removes the profile, and runs even if opening failed halfway.
+// window[readyGlobal] exists (or, with readySelector, once that element does).
+// Resolves to {page, origin, requests, requestsFor(path), pageErrors, close()};
+// pageErrors collects the page's uncaught errors and console errors from its
+// first script on. close() ends Chromium and the server and removes the
+// profile, and runs even if opening failed halfway.
 export async function openTestPage({
-  isolated = true, mounts = {}, root, pagePath = 'tests/browser/index.html', readyGlobal = 'wasmLlm',
+  isolated = true, mounts = {}, models, root, pagePath = 'tests/browser/index.html', readyGlobal = 'wasmLlm', readySelector,
 } = {}) {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run tools/setup.sh (apt package chromium)`);
   const requests = [];
@@ -36,17 +39,24 @@ export async function openTestPage({
     fs.rmSync(userDataDir, { recursive: true, force: true });
   };
   try {
-    server = await startServer({ port: 0, isolated, mounts, root, onRequest: (r) => requests.push(r) });
+    server = await startServer({ port: 0, isolated, mounts, models, root, onRequest: (r) => requests.push(r) });
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
       headless: true,
       args: CHROMIUM_ARGS,
     });
     const page = context.pages()[0] ?? (await context.newPage());
+    const pageErrors = [];
+    page.on('pageerror', (error) => pageErrors.push(`uncaught: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(`console: ${message.text()} (${message.location().url})`);
+    });
     await page.goto(`${server.url}${pagePath}`);
-    await page.waitForFunction((name) => window[name], readyGlobal, { timeout: 30_000 });
+    if (readySelector) await page.waitForSelector(readySelector, { timeout: 30_000 });
+    else await page.waitForFunction((name) => window[name], readyGlobal, { timeout: 30_000 });
     return {
       page,
+      pageErrors,
       origin: server.url.replace(/\/$/, ''),
       requests,
       requestsFor: (urlPath) => requests.filter((r) => r.path === urlPath),

@@ -1,0 +1,59 @@
+// The figures panel: prefill and decode speed, tokens generated, memory,
+// threads in use and build. While a generation streams, decode speed and the
+// token count are estimated from the pieces seen so far (one piece per token,
+// except while a UTF-8 character is incomplete); when it ends, the engine's
+// own counts and times (llm.lastStats) replace the estimates.
+import { formatBytes, formatRate } from './format.js';
+
+export class Stats {
+  constructor(list) {
+    this.cells = Object.fromEntries([...list.querySelectorAll('[data-stat]')].map((dd) => [dd.dataset.stat, dd]));
+    this.info = null;
+  }
+
+  #set(name, text) {
+    this.cells[name].textContent = text;
+  }
+
+  // A model was loaded (info) or unloaded (null).
+  showModel(info) {
+    this.info = info;
+    for (const name of ['prefill', 'decode', 'tokens', 'threads']) this.#set(name, '–');
+    this.#set('memory', info ? formatBytes(info.memory.total) : '–');
+    this.#set('build', info ? (info.threaded ? 'threaded' : 'single-thread') : '–');
+    if (info) this.#set('threads', `${info.threads} available`);
+  }
+
+  // A generation starts: returns onPiece(), to call for every piece of text.
+  // Prefill is known only at the end (the prompt's token count comes with it).
+  startGeneration() {
+    let firstAt = 0;
+    let pieces = 0;
+    this.#set('prefill', '…');
+    this.#set('decode', '…');
+    this.#set('tokens', '0');
+    return () => {
+      pieces += 1;
+      const now = performance.now();
+      if (pieces === 1) firstAt = now;
+      else this.#set('decode', `≈ ${formatRate(pieces - 1, (now - firstAt) / 1000)} tok/s`);
+      this.#set('tokens', `≈ ${pieces}`);
+    };
+  }
+
+  // The generation finished: the engine's figures (llm.lastStats).
+  finish(stats) {
+    this.#set('prefill', `${formatRate(stats.promptTokens, stats.prefillSeconds)} tok/s`);
+    this.cells.prefill.title = `${stats.promptTokens} prompt tokens in ${stats.prefillSeconds.toFixed(3)} s`;
+    this.#set('decode', `${formatRate(stats.generatedTokens, stats.decodeSeconds)} tok/s`);
+    this.#set('tokens', String(stats.generatedTokens));
+    this.#set('threads', `${stats.threadsUsed} of ${this.info.threads}`);
+  }
+
+  // The generation was stopped or failed: the estimates stay, marked as such.
+  interrupted() {
+    for (const name of ['prefill', 'decode']) {
+      if (this.cells[name].textContent === '…') this.#set(name, '–');
+    }
+  }
+}
