@@ -11,6 +11,9 @@ export class ChatFormatter {
   // info: the model's info ({chatTemplate, bosToken, eosToken}).
   constructor(info) {
     this.source = info.chatTemplate || FALLBACK_CHAT_TEMPLATE;
+    // A model's own end-of-turn token ends generation in the engine; with
+    // the fallback, the model may only know the markers as text.
+    this.stopStrings = info.chatTemplate ? [] : ['<|im_end|>', '<|im_start|>'];
     this.bosToken = info.bosToken ?? '';
     this.eosToken = info.eosToken ?? '';
     this.template = null;  // compiled on first use

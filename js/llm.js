@@ -87,8 +87,15 @@ export class LLM {
 
   #chatPrompt(messages, options) {
     const prompt = this.formatChat(messages);
-    // Templates that write BOS themselves must not get a second one.
-    return [prompt, { addSpecial: !this.chatFormatter.startsWithBos(prompt), parseSpecial: true, ...options }];
+    const { stopStrings } = this.chatFormatter;
+    const stop = options.stop === undefined ? [] : [options.stop].flat();
+    return [prompt, {
+      // Templates that write BOS themselves must not get a second one.
+      addSpecial: !this.chatFormatter.startsWithBos(prompt),
+      parseSpecial: true,
+      ...options,
+      ...(stopStrings.length + stop.length > 0 ? { stop: [...stop, ...stopStrings] } : {}),
+    }];
   }
 
   // Token ids of `text`. addSpecial: add BOS etc. as the vocabulary asks;

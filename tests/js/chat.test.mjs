@@ -71,10 +71,18 @@ describe('chat', () => {
     expect(streamed).toBe(reply);
   });
 
-  it('adds BOS for a template that does not write it', async () => {
+  it('adds BOS for a template that does not write it; stops at the ChatML markers and the caller\'s stops', async () => {
     const options = { maxTokens: 20, temperature: 0 };
     const reply = await plain.chat(messages.slice(0, 2), options);
-    expect(reply).toBe(await plain.generate(plain.formatChat(messages.slice(0, 2)), options));
+    expect(reply).toBe(await plain.generate(plain.formatChat(messages.slice(0, 2)),
+      { ...options, stop: ['<|im_end|>', '<|im_start|>'] }));
+    // The caller's stop strings still apply beside the markers.
+    const prompt = plain.formatChat(messages.slice(0, 2));
+    const free = await plain.generate(prompt, { maxTokens: 60, temperature: 0 });
+    const cut = free.split(' ')[3];  // a word the reply is known to contain
+    const stopped = await plain.chat(messages.slice(0, 2), { maxTokens: 60, temperature: 0, stop: cut });
+    expect(stopped).toBe(free.slice(0, free.indexOf(cut)));
+    expect(plain.lastStats.stopReason).toBe('stop_string');
   });
 
   it('rejects malformed messages', () => {
