@@ -1,6 +1,7 @@
-// ISA-specific kernels that take the place of a type's reference `dot` in the
-// traits table. Each must give exactly the reference's bits (see the numerics
-// contract in traits.h); tests/cpp/kernels_test.cpp checks that they do.
+// ISA-specific kernels that take the place of a type's reference `dot` and
+// `gemm` in the traits table. Each must give exactly the reference's bits (see
+// the numerics contract in traits.h); tests/cpp/kernels_test.cpp checks that
+// they do, gemm against dot for every (row, activation) pair.
 #pragma once
 
 #include <cstddef>
@@ -9,9 +10,12 @@
 
 namespace wllm {
 
+// One type's kernels in one ISA. A new ISA lists a row per type it speeds
+// up; gemm may stay null (matmul then loops this dot).
 struct DotKernel {
   TensorType type;
   DotFn dot;
+  GemmFn gemm = nullptr;
 };
 
 // The AVX2 (+F16C) kernels, or an empty list when this CPU or build has none.

@@ -1,6 +1,7 @@
 // THE table. One row per tensor type; see traits.h for what each column means.
-// The kernel columns hold the scalar reference (ref/); active_table() swaps in
-// the ISA kernels (kernels.h) this machine runs, which give the same bits.
+// The kernel columns hold the scalar reference (ref/; its gemm loops its dot);
+// active_table() swaps in the ISA kernels (kernels.h) this machine runs,
+// which give the same bits.
 // Activation-only types (Q8_1, Q8_K) have a to_float too, so tests can check
 // their quantizers; they have no dot.
 #include "quant/traits.h"
@@ -18,22 +19,22 @@ namespace wllm {
 namespace {
 
 constexpr TypeTraits kTable[] = {
-    // type              name    block bytes weight act_type          to_float             from_float             dot
-    {TensorType::kF32,  "f32",  1,   4,   true,  TensorType::kF32,  ref::to_float_f32,  ref::from_float_f32,  ref::dot_f32_f32},
-    {TensorType::kF16,  "f16",  1,   2,   true,  TensorType::kF32,  ref::to_float_f16,  ref::from_float_f16,  ref::dot_f16_f32},
-    {TensorType::kBF16, "bf16", 1,   2,   true,  TensorType::kF32,  ref::to_float_bf16, ref::from_float_bf16, ref::dot_bf16_f32},
-    {TensorType::kQ4_0, "q4_0", 32,  18,  true,  TensorType::kQ8_0, ref::to_float_q4_0, ref::from_float_q4_0, ref::dot_q4_0_q8_0},
-    {TensorType::kQ4_1, "q4_1", 32,  20,  true,  TensorType::kQ8_1, ref::to_float_q4_1, ref::from_float_q4_1, ref::dot_q4_1_q8_1},
-    {TensorType::kQ5_0, "q5_0", 32,  22,  true,  TensorType::kQ8_0, ref::to_float_q5_0, ref::from_float_q5_0, ref::dot_q5_0_q8_0},
-    {TensorType::kQ5_1, "q5_1", 32,  24,  true,  TensorType::kQ8_1, ref::to_float_q5_1, ref::from_float_q5_1, ref::dot_q5_1_q8_1},
-    {TensorType::kQ8_0, "q8_0", 32,  34,  true,  TensorType::kQ8_0, ref::to_float_q8_0, ref::from_float_q8_0, ref::dot_q8_0_q8_0},
-    {TensorType::kQ8_1, "q8_1", 32,  36,  false, TensorType::kQ8_1, ref::to_float_q8_1, ref::from_float_q8_1, nullptr},
-    {TensorType::kQ2_K, "q2_K", 256, 84,  true,  TensorType::kQ8_K, ref::to_float_q2_K, ref::from_float_q2_K, ref::dot_q2_K_q8_K},
-    {TensorType::kQ3_K, "q3_K", 256, 110, true,  TensorType::kQ8_K, ref::to_float_q3_K, ref::from_float_q3_K, ref::dot_q3_K_q8_K},
-    {TensorType::kQ4_K, "q4_K", 256, 144, true,  TensorType::kQ8_K, ref::to_float_q4_K, ref::from_float_q4_K, ref::dot_q4_K_q8_K},
-    {TensorType::kQ5_K, "q5_K", 256, 176, true,  TensorType::kQ8_K, ref::to_float_q5_K, ref::from_float_q5_K, ref::dot_q5_K_q8_K},
-    {TensorType::kQ6_K, "q6_K", 256, 210, true,  TensorType::kQ8_K, ref::to_float_q6_K, ref::from_float_q6_K, ref::dot_q6_K_q8_K},
-    {TensorType::kQ8_K, "q8_K", 256, 292, false, TensorType::kQ8_K, ref::to_float_q8_K, ref::from_float_q8_K, nullptr},
+    // type             name    block bytes weight act_type          to_float            from_float            dot                 gemm
+    {TensorType::kF32,  "f32",  1,   4,   true,  TensorType::kF32,  ref::to_float_f32,  ref::from_float_f32,  ref::dot_f32_f32,   ref::gemm_by_dot<ref::dot_f32_f32>},
+    {TensorType::kF16,  "f16",  1,   2,   true,  TensorType::kF32,  ref::to_float_f16,  ref::from_float_f16,  ref::dot_f16_f32,   ref::gemm_by_dot<ref::dot_f16_f32>},
+    {TensorType::kBF16, "bf16", 1,   2,   true,  TensorType::kF32,  ref::to_float_bf16, ref::from_float_bf16, ref::dot_bf16_f32,  ref::gemm_by_dot<ref::dot_bf16_f32>},
+    {TensorType::kQ4_0, "q4_0", 32,  18,  true,  TensorType::kQ8_0, ref::to_float_q4_0, ref::from_float_q4_0, ref::dot_q4_0_q8_0, ref::gemm_by_dot<ref::dot_q4_0_q8_0>},
+    {TensorType::kQ4_1, "q4_1", 32,  20,  true,  TensorType::kQ8_1, ref::to_float_q4_1, ref::from_float_q4_1, ref::dot_q4_1_q8_1, ref::gemm_by_dot<ref::dot_q4_1_q8_1>},
+    {TensorType::kQ5_0, "q5_0", 32,  22,  true,  TensorType::kQ8_0, ref::to_float_q5_0, ref::from_float_q5_0, ref::dot_q5_0_q8_0, ref::gemm_by_dot<ref::dot_q5_0_q8_0>},
+    {TensorType::kQ5_1, "q5_1", 32,  24,  true,  TensorType::kQ8_1, ref::to_float_q5_1, ref::from_float_q5_1, ref::dot_q5_1_q8_1, ref::gemm_by_dot<ref::dot_q5_1_q8_1>},
+    {TensorType::kQ8_0, "q8_0", 32,  34,  true,  TensorType::kQ8_0, ref::to_float_q8_0, ref::from_float_q8_0, ref::dot_q8_0_q8_0, ref::gemm_by_dot<ref::dot_q8_0_q8_0>},
+    {TensorType::kQ8_1, "q8_1", 32,  36,  false, TensorType::kQ8_1, ref::to_float_q8_1, ref::from_float_q8_1, nullptr,            nullptr},
+    {TensorType::kQ2_K, "q2_K", 256, 84,  true,  TensorType::kQ8_K, ref::to_float_q2_K, ref::from_float_q2_K, ref::dot_q2_K_q8_K, ref::gemm_by_dot<ref::dot_q2_K_q8_K>},
+    {TensorType::kQ3_K, "q3_K", 256, 110, true,  TensorType::kQ8_K, ref::to_float_q3_K, ref::from_float_q3_K, ref::dot_q3_K_q8_K, ref::gemm_by_dot<ref::dot_q3_K_q8_K>},
+    {TensorType::kQ4_K, "q4_K", 256, 144, true,  TensorType::kQ8_K, ref::to_float_q4_K, ref::from_float_q4_K, ref::dot_q4_K_q8_K, ref::gemm_by_dot<ref::dot_q4_K_q8_K>},
+    {TensorType::kQ5_K, "q5_K", 256, 176, true,  TensorType::kQ8_K, ref::to_float_q5_K, ref::from_float_q5_K, ref::dot_q5_K_q8_K, ref::gemm_by_dot<ref::dot_q5_K_q8_K>},
+    {TensorType::kQ6_K, "q6_K", 256, 210, true,  TensorType::kQ8_K, ref::to_float_q6_K, ref::from_float_q6_K, ref::dot_q6_K_q8_K, ref::gemm_by_dot<ref::dot_q6_K_q8_K>},
+    {TensorType::kQ8_K, "q8_K", 256, 292, false, TensorType::kQ8_K, ref::to_float_q8_K, ref::from_float_q8_K, nullptr,            nullptr},
 };
 
 bool iequals(const char* a, const char* b) {
@@ -43,8 +44,10 @@ bool iequals(const char* a, const char* b) {
   return *a == *b;
 }
 
-// The table the engine uses: the reference rows with `dot` replaced by the
-// best kernels this machine runs. Built once, on first use.
+// The table the engine uses: the reference rows with `dot` and `gemm`
+// replaced by the best kernels this machine runs. Built once, on first use.
+// An ISA that has a dot but no tiled kernel for a type leaves gemm null, so
+// matmul loops the fast dot rather than the reference one.
 const std::vector<TypeTraits>& active_table() {
   static const std::vector<TypeTraits> table = [] {
     std::vector<TypeTraits> rows(std::begin(kTable), std::end(kTable));
@@ -52,7 +55,9 @@ const std::vector<TypeTraits>& active_table() {
     const DotKernel* kernels = active_dot_kernels(&count);
     for (size_t k = 0; k < count; ++k) {
       for (TypeTraits& row : rows) {
-        if (row.type == kernels[k].type) row.dot = kernels[k].dot;
+        if (row.type != kernels[k].type) continue;
+        row.dot = kernels[k].dot;
+        row.gemm = kernels[k].gemm;
       }
     }
     return rows;

@@ -1,8 +1,10 @@
 // Every ISA kernel this machine runs gives exactly the reference kernel's bits
 // (the numerics contract of traits.h), on random rows of many lengths,
-// including partial groups of 8 blocks/elements and extreme values.
+// including partial groups of 8 blocks/elements and extreme values; every
+// tiled kernel (gemm) gives exactly the reference dot of each (row, act) pair.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -112,6 +114,90 @@ TEST(Kernels, EveryActiveKernelMatchesTheReferenceBitForBit) {
   }
 }
 
+// A weight matrix and an activation matrix for a gemm: n_rows and n_acts
+// random rows (as make_rows), each `row_stride`/`act_stride` bytes apart,
+// with padding between rows so kernels that assume packed rows fail.
+struct Matrices {
+  std::vector<uint8_t> weights, acts;
+  int64_t row_stride = 0, act_stride = 0;
+};
+
+Matrices make_matrices(const TypeTraits& t, const TypeTraits& act, int64_t n, int n_rows, int n_acts, uint32_t seed,
+                       bool extreme) {
+  Matrices m;
+  m.row_stride = row_bytes(t, n) + 4;  // keeps 4-byte alignment (Q8_K, f32)
+  m.act_stride = row_bytes(act, n) + 8;
+  m.weights.assign(static_cast<size_t>(m.row_stride * n_rows), 0xa5);
+  m.acts.assign(static_cast<size_t>(m.act_stride * n_acts), 0x5a);
+  for (int r = 0; r < std::max(n_rows, n_acts); ++r) {
+    // Row r of each from its own seed; extremes in some rows only.
+    const Rows one = make_rows(t, act, n, seed * 131 + static_cast<uint32_t>(r), extreme && r % 2 == 0);
+    if (r < n_rows) std::memcpy(m.weights.data() + r * m.row_stride, one.weight.data(), one.weight.size());
+    if (r < n_acts) std::memcpy(m.acts.data() + r * m.act_stride, one.act.data(), one.act.size());
+  }
+  return m;
+}
+
+// gemm over shapes that are not multiples of any tile (rows and tokens), over
+// lengths with partial groups of 8 blocks, must equal dot for every pair and
+// leave the gaps between output rows alone. `few_shapes` tries one shape per
+// length only (enough to check which dot a table row's gemm loops).
+void expect_gemm_matches_dot(const char* isa, const TypeTraits& ref, GemmFn gemm, bool few_shapes = false) {
+  const TypeTraits& act = *find_reference_traits(static_cast<uint32_t>(ref.act_type));
+  const int64_t unit = ref.block_size;
+  for (int64_t units : {1, 3, 9, 17}) {
+    const int64_t n = ref.block_size == 1 ? units * 5 + 3 : units * unit;  // float rows: odd lengths
+    for (int n_rows : {1, 2, 3, 4, 5, 7, 9}) {
+      for (int n_acts : {1, 2, 3, 5, 8, 9, 13, 33}) {
+        if (few_shapes && (n_rows != 3 || n_acts != 5)) continue;
+        for (bool extreme : {false, true}) {
+          const uint32_t seed = static_cast<uint32_t>(n * 1000 + n_rows * 50 + n_acts);
+          const Matrices m = make_matrices(ref, act, n, n_rows, n_acts, seed, extreme);
+          const int64_t out_stride = n_rows + 3;
+          const float kUntouched = -12345.0f;
+          std::vector<float> out(static_cast<size_t>(out_stride * n_acts), kUntouched);
+          gemm(n, m.weights.data(), m.row_stride, n_rows, m.acts.data(), m.act_stride, n_acts, out.data(), out_stride);
+          for (int a = 0; a < n_acts; ++a) {
+            for (int r = 0; r < out_stride; ++r) {
+              const float got = out[static_cast<size_t>(a * out_stride + r)];
+              if (r >= n_rows) {
+                ASSERT_EQ(bits(got), bits(kUntouched)) << isa << " " << ref.name << " wrote outside row " << r;
+                continue;
+              }
+              const float want =
+                  ref.dot(n, m.weights.data() + r * m.row_stride, m.acts.data() + a * m.act_stride);
+              ASSERT_EQ(bits(got), bits(want)) << isa << " " << ref.name << " n=" << n << " rows=" << n_rows
+                                               << " acts=" << n_acts << " extreme=" << extreme << " at row " << r
+                                               << " act " << a << ": " << got << " vs " << want;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, TheReferenceGemmOfEveryWeightTypeIsItsDot) {
+  size_t count = 0;
+  const TypeTraits* all = all_type_traits(&count);
+  for (size_t i = 0; i < count; ++i) {
+    if (!all[i].weight_type) continue;
+    const TypeTraits& ref = *find_reference_traits(static_cast<uint32_t>(all[i].type));
+    ASSERT_NE(ref.gemm, nullptr) << ref.name;
+    expect_gemm_matches_dot("reference", ref, ref.gemm, /*few_shapes=*/true);
+  }
+}
+
+TEST(Kernels, EveryActiveGemmMatchesTheReferenceDotBitForBit) {
+  size_t count = 0;
+  const DotKernel* kernels = active_dot_kernels(&count);
+  for (size_t k = 0; k < count; ++k) {
+    if (!kernels[k].gemm) continue;
+    const TypeTraits& ref = *find_reference_traits(static_cast<uint32_t>(kernels[k].type));
+    expect_gemm_matches_dot(active_kernel_isa(), ref, kernels[k].gemm);
+  }
+}
+
 // The SIMD kernels move signs onto the activation bytes, which needs them in
 // [-127, 127]: the activation quantizers must never produce -128.
 TEST(Kernels, ActivationQuantsStayWithinPlusMinus127) {
@@ -143,6 +229,7 @@ TEST(Kernels, TheTableUsesTheActiveKernels) {
     const TypeTraits* row = find_type_traits(static_cast<uint32_t>(kernels[k].type));
     ASSERT_NE(row, nullptr);
     EXPECT_EQ(row->dot, kernels[k].dot) << row->name;
+    EXPECT_EQ(row->gemm, kernels[k].gemm) << row->name;
   }
 }
 
