@@ -1,0 +1,376 @@
+// AVX2 tiled kernels (gemm): a tile of weight rows against a tile of
+// activations, each weight block decoded once for the whole tile. Every
+// output is bit for bit the dot kernel's (traits.h):
+//  - quantized types put one activation in each of the 8 lanes: a block's
+//    exact integer sums for 8 activations are reduced into one vector, then
+//    term = (d_w·d_x)·sum goes, lane by lane, into the accumulator of
+//    (row, block % 8), exactly the float operations of the reference;
+//  - float types keep one 8-lane accumulator (element i in lane i % 8) per
+//    (row, activation) pair: the dot's lanes, more of them at once.
+// Tiles past the last row or activation repeat the last one; those results
+// are computed but not stored.
+#include "quant/kernels.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+
+#include "core/half.h"
+#include "quant/x86/avx2.h"
+
+namespace wllm::avx2 {
+namespace {
+
+// The tile's `count` entries of a strided array starting at `first`; entries
+// past the last (`total`) repeat it, so a partial tile runs the full-tile code.
+template <typename T>
+inline void tile_pointers(const void* base, int64_t stride, int first, int total, int count, const T** out) {
+  for (int k = 0; k < count; ++k) {
+    const int i = first + k < total ? first + k : total - 1;
+    out[k] = reinterpret_cast<const T*>(static_cast<const uint8_t*>(base) + i * stride);
+  }
+}
+
+// Stores lane a of `v` (a < n_valid) as the output of activation a0 + a.
+WLLM_AVX2 inline void store_lanes(__m256 v, float* out, int64_t out_stride, int a0, int n_valid) {
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, v);
+  for (int a = 0; a < n_valid; ++a) out[(a0 + a) * out_stride] = lanes[a];
+}
+
+// ---- Quantized weights against Q8_0 (Q4_0, Q5_0, Q8_0) ---------------------
+
+constexpr int kQ8RowTile = 4;  // weight rows per tile; 8 activations (lanes)
+
+// term = (d_w·d_x)·sum into acc (the block's lane-wise accumulator), as the
+// reference computes it for each activation lane.
+WLLM_AVX2 inline void add_block_term(__m256* acc, uint16_t dw, __m256 dx, __m256i sum) {
+  const __m256 d = _mm256_mul_ps(splat_f16(dw), dx);
+  *acc = _mm256_add_ps(*acc, _mm256_mul_ps(d, _mm256_cvtepi32_ps(sum)));
+}
+
+// Q4_0 and Q5_0 codes are stored unsigned with an offset (8, 16), and
+// maddubs wants an unsigned operand: Σ (q - offset)·x = Σ q·x - offset·Σ x,
+// with Σ x computed once per activation and block for the whole row tile.
+// kOffset 8: codes < 16, so a block's 16 products per int16 lane fit
+// (sum_each_i16); kOffset 16: codes < 32, only 8 do (sum_each_i16_narrow).
+template <typename Block, int kOffset>
+WLLM_AVX2 void gemm_offset_codes(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                                 int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  static_assert(kOffset == 8 || kOffset == 16, "offsets of Q4_0 and Q5_0");
+  const int64_t nb = n / kQK;
+  const __m256i ones = _mm256_set1_epi8(1);
+  for (int r0 = 0; r0 < n_rows; r0 += kQ8RowTile) {
+    const Block* w[kQ8RowTile];
+    tile_pointers(rows, row_stride, r0, n_rows, kQ8RowTile, w);
+    for (int a0 = 0; a0 < n_acts; a0 += 8) {
+      const BlockQ8_0* x[8];
+      tile_pointers(acts, act_stride, a0, n_acts, 8, x);
+      __m256 acc[kQ8RowTile][8];  // [row][block % 8], lane a: activation a0 + a
+      for (auto& row_acc : acc) {
+        for (__m256& a : row_acc) a = _mm256_setzero_ps();
+      }
+      for (int64_t ib = 0; ib < nb; ++ib) {
+        alignas(16) uint16_t xd[8];
+        __m256i xq[8], partial[8];
+#pragma GCC unroll 8
+        for (int a = 0; a < 8; ++a) {
+          xd[a] = x[a][ib].d;
+          xq[a] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a][ib].qs));
+          partial[a] = _mm256_maddubs_epi16(ones, xq[a]);
+        }
+        const __m256 dx = _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(xd)));
+        const __m256i offset_sum = _mm256_slli_epi32(sum_each_i16(partial), kOffset == 8 ? 3 : 4);
+#pragma GCC unroll 8
+        for (int r = 0; r < kQ8RowTile; ++r) {
+          const __m256i q = unsigned_codes(w[r][ib]);
+#pragma GCC unroll 8
+          for (int a = 0; a < 8; ++a) partial[a] = _mm256_maddubs_epi16(q, xq[a]);
+          const __m256i sum = kOffset == 8 ? sum_each_i16(partial) : sum_each_i16_narrow(partial);
+          add_block_term(&acc[r][ib % 8], w[r][ib].d, dx, _mm256_sub_epi32(sum, offset_sum));
+        }
+      }
+      const int n_valid = n_acts - a0 < 8 ? n_acts - a0 : 8;
+      for (int r = 0; r < kQ8RowTile && r0 + r < n_rows; ++r) {
+        store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
+      }
+    }
+  }
+}
+
+// Q8_0 codes are any signed byte: maddubs gets |q| and x with q's sign
+// (dot_i8x32), and the pair sums are widened to int32 before reducing.
+WLLM_AVX2 void gemm_q8_0(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                         int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  const int64_t nb = n / kQK;
+  for (int r0 = 0; r0 < n_rows; r0 += kQ8RowTile) {
+    const BlockQ8_0* w[kQ8RowTile];
+    tile_pointers(rows, row_stride, r0, n_rows, kQ8RowTile, w);
+    for (int a0 = 0; a0 < n_acts; a0 += 8) {
+      const BlockQ8_0* x[8];
+      tile_pointers(acts, act_stride, a0, n_acts, 8, x);
+      __m256 acc[kQ8RowTile][8];  // [row][block % 8], lane a: activation a0 + a
+      for (auto& row_acc : acc) {
+        for (__m256& a : row_acc) a = _mm256_setzero_ps();
+      }
+      for (int64_t ib = 0; ib < nb; ++ib) {
+        alignas(16) uint16_t xd[8];
+#pragma GCC unroll 8
+        for (int a = 0; a < 8; ++a) xd[a] = x[a][ib].d;
+        const __m256 dx = _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(xd)));
+#pragma GCC unroll 8
+        for (int r = 0; r < kQ8RowTile; ++r) {
+          const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[r][ib].qs));
+          __m256i partial[8];
+#pragma GCC unroll 8
+          for (int a = 0; a < 8; ++a) {
+            partial[a] = dot_i8x32(q, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a][ib].qs)));
+          }
+          add_block_term(&acc[r][ib % 8], w[r][ib].d, dx, sum_each(partial));
+        }
+      }
+      const int n_valid = n_acts - a0 < 8 ? n_acts - a0 : 8;
+      for (int r = 0; r < kQ8RowTile && r0 + r < n_rows; ++r) {
+        store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
+      }
+    }
+  }
+}
+
+// ---- K-quants against Q8_K ------------------------------------------------------
+
+constexpr int kKRowTile = 2;
+
+// Q4_K: sumi = Σ_j sc_j·Σ_{32 elements of j} q·x (q in [0, 15]) and
+// summ = Σ_j m_j·(bsums[2j] + bsums[2j+1]), per activation; then
+// term = (dx·d)·sumi − (dx·dmin)·summ.
+WLLM_AVX2 void gemm_q4_K(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                         int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  const int64_t nb = n / kQK_K;
+  const __m256i mask4 = _mm256_set1_epi8(15);
+  for (int r0 = 0; r0 < n_rows; r0 += kKRowTile) {
+    const BlockQ4_K* w[kKRowTile];
+    tile_pointers(rows, row_stride, r0, n_rows, kKRowTile, w);
+    for (int a0 = 0; a0 < n_acts; a0 += 8) {
+      const BlockQ8_K* x[8];
+      tile_pointers(acts, act_stride, a0, n_acts, 8, x);
+      __m256 acc[kKRowTile][8];
+      for (auto& row_acc : acc) {
+        for (__m256& a : row_acc) a = _mm256_setzero_ps();
+      }
+      for (int64_t ib = 0; ib < nb; ++ib) {
+        alignas(32) float xd[8];
+        for (int a = 0; a < 8; ++a) xd[a] = x[a][ib].d;
+        const __m256 dx = _mm256_load_ps(xd);
+        #pragma GCC unroll 8
+        for (int r = 0; r < kKRowTile; ++r) {
+          const BlockQ4_K& b = w[r][ib];
+          alignas(32) int16_t scale[8], min_pairs[16];  // min_pairs[2j], [2j+1] = m_j
+          #pragma GCC unroll 8
+          for (int j = 0; j < 8; ++j) {
+            int sc, m;
+            k4_scale_min(b.scales, j, &sc, &m);
+            scale[j] = static_cast<int16_t>(sc);
+            min_pairs[2 * j] = min_pairs[2 * j + 1] = static_cast<int16_t>(m);
+          }
+          __m256i sums[8];
+          for (__m256i& s : sums) s = _mm256_setzero_si256();
+          #pragma GCC unroll 8
+          for (int c = 0; c < 4; ++c) {  // 64 elements: sub-blocks 2c (low nibbles) and 2c + 1
+            const __m256i qs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * c));
+            const __m256i lo = _mm256_and_si256(qs, mask4);
+            const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(qs, 4), mask4);
+            const __m256i sc_lo = _mm256_set1_epi16(scale[2 * c]), sc_hi = _mm256_set1_epi16(scale[2 * c + 1]);
+            #pragma GCC unroll 8
+            for (int a = 0; a < 8; ++a) {
+              const int8_t* xq = x[a][ib].qs + 64 * c;
+              const __m256i p_lo = _mm256_maddubs_epi16(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq)));
+              const __m256i p_hi =
+                  _mm256_maddubs_epi16(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + 32)));
+              sums[a] = _mm256_add_epi32(sums[a], _mm256_add_epi32(_mm256_madd_epi16(p_lo, sc_lo),
+                                                                   _mm256_madd_epi16(p_hi, sc_hi)));
+            }
+          }
+          const __m256i m16 = _mm256_load_si256(reinterpret_cast<const __m256i*>(min_pairs));
+          __m256i mins[8];
+          #pragma GCC unroll 8
+          for (int a = 0; a < 8; ++a) {
+            mins[a] = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a][ib].bsums)), m16);
+          }
+          const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dx, splat_f16(b.d)), _mm256_cvtepi32_ps(sum_each(sums)));
+          const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dx, splat_f16(b.dmin)), _mm256_cvtepi32_ps(sum_each(mins)));
+          acc[r][ib % 8] = _mm256_add_ps(acc[r][ib % 8], _mm256_sub_ps(t1, t2));
+        }
+      }
+      const int n_valid = n_acts - a0 < 8 ? n_acts - a0 : 8;
+      for (int r = 0; r < kKRowTile && r0 + r < n_rows; ++r) {
+        store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
+      }
+    }
+  }
+}
+
+// Q6_K: sumi = Σ_j sc_j·Σ_{16 elements of j} (q − 32)·x. The codes go to
+// maddubs unsigned (q in [0, 63]) and the 32·Σ_j sc_j·bsums[j] that this adds
+// is taken off afterwards: the same exact integer, without a sign fix-up per
+// activation.
+WLLM_AVX2 void gemm_q6_K(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                         int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  const int64_t nb = n / kQK_K;
+  const __m256i mask4 = _mm256_set1_epi8(15), mask2 = _mm256_set1_epi8(3);
+  for (int r0 = 0; r0 < n_rows; r0 += kKRowTile) {
+    const BlockQ6_K* w[kKRowTile];
+    tile_pointers(rows, row_stride, r0, n_rows, kKRowTile, w);
+    for (int a0 = 0; a0 < n_acts; a0 += 8) {
+      const BlockQ8_K* x[8];
+      tile_pointers(acts, act_stride, a0, n_acts, 8, x);
+      __m256 acc[kKRowTile][8];
+      for (auto& row_acc : acc) {
+        for (__m256& a : row_acc) a = _mm256_setzero_ps();
+      }
+      for (int64_t ib = 0; ib < nb; ++ib) {
+        alignas(32) float xd[8];
+        for (int a = 0; a < 8; ++a) xd[a] = x[a][ib].d;
+        const __m256 dx = _mm256_load_ps(xd);
+        #pragma GCC unroll 8
+        for (int r = 0; r < kKRowTile; ++r) {
+          const BlockQ6_K& b = w[r][ib];
+          __m256i sums[8];
+          for (__m256i& s : sums) s = _mm256_setzero_si256();
+          #pragma GCC unroll 8
+          for (int h = 0; h < 2; ++h) {
+            const __m256i ql0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.ql + 64 * h));
+            const __m256i ql1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.ql + 64 * h + 32));
+            const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qh + 32 * h));
+            #pragma GCC unroll 8
+            for (int g = 0; g < 4; ++g) {
+              // Elements 128h + 32g .. +32 (layout in blocks.h), sub-blocks j, j + 1.
+              const __m256i ql = (g & 1) ? ql1 : ql0;
+              const __m256i low =
+                  (g >> 1) ? _mm256_and_si256(_mm256_srli_epi16(ql, 4), mask4) : _mm256_and_si256(ql, mask4);
+              const __m256i high = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * g), mask2);
+              const __m256i q = _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
+              const int j = 8 * h + 2 * g;
+              const __m256i scale = _mm256_set_m128i(_mm_set1_epi16(b.scales[j + 1]), _mm_set1_epi16(b.scales[j]));
+              #pragma GCC unroll 8
+              for (int a = 0; a < 8; ++a) {
+                const __m256i xq =
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a][ib].qs + 128 * h + 32 * g));
+                sums[a] = _mm256_add_epi32(sums[a], _mm256_madd_epi16(_mm256_maddubs_epi16(q, xq), scale));
+              }
+            }
+          }
+          const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales)));
+          __m256i offsets[8];  // Σ_j sc_j·bsums[j]
+          #pragma GCC unroll 8
+          for (int a = 0; a < 8; ++a) {
+            offsets[a] = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a][ib].bsums)), sc16);
+          }
+          const __m256i sumi = _mm256_sub_epi32(sum_each(sums), _mm256_slli_epi32(sum_each(offsets), 5));
+          const __m256 d = _mm256_mul_ps(dx, splat_f16(b.d));
+          acc[r][ib % 8] = _mm256_add_ps(acc[r][ib % 8], _mm256_mul_ps(d, _mm256_cvtepi32_ps(sumi)));
+        }
+      }
+      const int n_valid = n_acts - a0 < 8 ? n_acts - a0 : 8;
+      for (int r = 0; r < kKRowTile && r0 + r < n_rows; ++r) {
+        store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
+      }
+    }
+  }
+}
+
+// ---- Float weights against F32 --------------------------------------------------
+
+// How a float row format loads: 8 elements as floats, or one.
+struct F32Row {
+  WLLM_AVX2 static __m256 load8(const void* row, int64_t i) { return _mm256_loadu_ps(static_cast<const float*>(row) + i); }
+  static float load1(const void* row, int64_t i) { return static_cast<const float*>(row)[i]; }
+};
+struct F16Row {
+  WLLM_AVX2 static __m256 load8(const void* row, int64_t i) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(row) + i)));
+  }
+  static float load1(const void* row, int64_t i) { return f16_to_f32(static_cast<const uint16_t*>(row)[i]); }
+};
+struct BF16Row {
+  WLLM_AVX2 static __m256 load8(const void* row, int64_t i) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(row) + i));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+  }
+  static float load1(const void* row, int64_t i) { return bf16_to_f32(static_cast<const uint16_t*>(row)[i]); }
+};
+
+constexpr int kFloatRowTile = 4, kFloatActTile = 2;  // 8 accumulators
+
+template <typename Row>
+WLLM_AVX2 void gemm_float(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                          int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  const int64_t n8 = n / 8 * 8;
+  for (int r0 = 0; r0 < n_rows; r0 += kFloatRowTile) {
+    const uint8_t* w[kFloatRowTile];
+    tile_pointers(rows, row_stride, r0, n_rows, kFloatRowTile, w);
+    for (int a0 = 0; a0 < n_acts; a0 += kFloatActTile) {
+      const float* x[kFloatActTile];
+      tile_pointers(acts, act_stride, a0, n_acts, kFloatActTile, x);
+      __m256 acc[kFloatRowTile][kFloatActTile];
+      for (auto& row_acc : acc) {
+        for (__m256& a : row_acc) a = _mm256_setzero_ps();
+      }
+      for (int64_t i = 0; i < n8; i += 8) {
+        __m256 wv[kFloatRowTile];
+        #pragma GCC unroll 8
+        for (int r = 0; r < kFloatRowTile; ++r) wv[r] = Row::load8(w[r], i);
+        #pragma GCC unroll 8
+        for (int a = 0; a < kFloatActTile; ++a) {
+          const __m256 xv = _mm256_loadu_ps(x[a] + i);
+          #pragma GCC unroll 8
+          for (int r = 0; r < kFloatRowTile; ++r) acc[r][a] = _mm256_add_ps(acc[r][a], _mm256_mul_ps(wv[r], xv));
+        }
+      }
+      for (int r = 0; r < kFloatRowTile && r0 + r < n_rows; ++r) {
+        for (int a = 0; a < kFloatActTile && a0 + a < n_acts; ++a) {
+          const void* row = w[r];
+          out[(a0 + a) * out_stride + r0 + r] =
+              finish_lanes(acc[r][a], n8, n, [row](int64_t i) { return Row::load1(row, i); }, x[a]);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void gemm_f32_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                   int n_acts, float* out, int64_t out_stride) {
+  gemm_float<F32Row>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_f16_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                   int n_acts, float* out, int64_t out_stride) {
+  gemm_float<F16Row>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_bf16_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride) {
+  gemm_float<BF16Row>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q4_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride) {
+  gemm_offset_codes<BlockQ4_0, 8>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q5_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride) {
+  gemm_offset_codes<BlockQ5_0, 16>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q8_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride) {
+  gemm_q8_0(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q4_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride) {
+  gemm_q4_K(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q6_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride) {
+  gemm_q6_K(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+
+}  // namespace wllm::avx2
+
+#endif
