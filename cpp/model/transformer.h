@@ -58,7 +58,7 @@ class Transformer {
   std::vector<float> k_;        // (B, kv_dim) keys of these positions
   std::vector<float> v_;        // (B, kv_dim) values of these positions
   std::vector<float> att_out_;  // (B, q_dim) attention output, before wo
-  std::vector<float> att_;      // (n_threads, n_ctx) softmax scratch per thread
+  std::vector<float> att_;      // (n_threads, n_heads / n_kv_heads, n_ctx) scores of a head group, per thread
   std::vector<float> hb_;       // (B, ffn_dim) gate, then silu(gate)·up
   std::vector<float> hb2_;      // (B, ffn_dim) up
   std::vector<float> logits_;   // (B, n_vocab)
@@ -67,7 +67,7 @@ class Transformer {
 
   // KV cache in f16: half the memory of f32, like llama.cpp's default.
   std::vector<uint16_t> key_cache_;    // (layer, n_ctx, kv_dim) f16
-  std::vector<uint16_t> value_cache_;  // (layer, n_ctx, kv_dim) f16
+  std::vector<uint16_t> value_cache_;  // (layer, kv_dim, n_ctx) f16, transposed: a row per value dimension
 };
 
 }  // namespace wllm

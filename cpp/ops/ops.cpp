@@ -66,22 +66,17 @@ void matmul(const Tensor& w, const float* x, int64_t n_rows, float* out, Activat
   const int64_t n = w.cols(), rows = w.rows(), stride = w.row_size();
   int64_t act_stride = 0;
   const uint8_t* act = acts.convert(x, n, n_rows, *w.traits, &act_stride);
-  const DotFn dot = w.traits->dot;
-  const GemmFn gemm = n_rows > 1 ? w.traits->gemm : nullptr;
   pool.run([&](int ith, int nth) {
     int64_t begin, end;
     split_range(rows, ith, nth, &begin, &end);
     if (begin == end) return;
-    if (gemm) {
-      // The tiled kernel decodes each weight block once for several tokens.
-      gemm(n, w.data + begin * stride, stride, static_cast<int>(end - begin), act, act_stride,
-           static_cast<int>(n_rows), out + begin, rows);
+    if (n_rows == 1) {  // decode: one dot per row
+      for (int64_t r = begin; r < end; ++r) out[r] = w.traits->dot(n, w.data + r * stride, act);
       return;
     }
-    for (int64_t r = begin; r < end; ++r) {
-      const uint8_t* row = w.data + r * stride;  // stays in cache for all n_rows dots
-      for (int64_t t = 0; t < n_rows; ++t) out[t * rows + r] = dot(n, row, act + t * act_stride);
-    }
+    // A batch: the tiled kernel decodes each weight block once for several tokens.
+    gemm(*w.traits, n, w.data + begin * stride, stride, static_cast<int>(end - begin), act, act_stride,
+         static_cast<int>(n_rows), out + begin, rows);
   });
 }
 

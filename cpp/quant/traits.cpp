@@ -124,6 +124,19 @@ const TypeTraits* find_type_traits_by_name(const char* name) {
   return nullptr;
 }
 
+void gemm(const TypeTraits& t, int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+          int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  if (t.gemm) {
+    t.gemm(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+    return;
+  }
+  const uint8_t* w = static_cast<const uint8_t*>(rows);
+  const uint8_t* x = static_cast<const uint8_t*>(acts);
+  for (int r = 0; r < n_rows; ++r) {
+    for (int a = 0; a < n_acts; ++a) out[a * out_stride + r] = t.dot(n, w + r * row_stride, x + a * act_stride);
+  }
+}
+
 const TypeTraits* all_type_traits(size_t* count) {
   *count = active_table().size();
   return active_table().data();

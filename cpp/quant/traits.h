@@ -58,6 +58,11 @@ const TypeTraits* find_type_traits_by_name(const char* name);
 // All types the table knows, for tests and the CLI.
 const TypeTraits* all_type_traits(size_t* count);
 
+// rows x activations through the table (see GemmFn): the type's tiled
+// kernel, or, where it has none, its dot in a loop.
+void gemm(const TypeTraits& t, int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+          int64_t act_stride, int n_acts, float* out, int64_t out_stride);
+
 // Bytes taken by a row of n elements; n must be a multiple of block_size.
 inline int64_t row_bytes(const TypeTraits& t, int64_t n) { return n / t.block_size * t.block_bytes; }
 

@@ -56,25 +56,23 @@ WLLM_AVX2 inline __m256i sum_each(const __m256i v[8]) {
   return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20), _mm256_permute2x128_si256(a, b, 0x31));
 }
 
-// As sum_each for 8 vectors of 16 int16 partial sums whose totals fit int16
-// (every partial sum of up to 16 of them, too): three rounds of hadd, then
-// the two 128-bit halves widened and added. Lane j: the total of v[j], int32.
-WLLM_AVX2 inline __m256i sum_each_i16(const __m256i v[8]) {
-  const __m256i a = _mm256_hadd_epi16(_mm256_hadd_epi16(v[0], v[1]), _mm256_hadd_epi16(v[2], v[3]));
-  const __m256i b = _mm256_hadd_epi16(_mm256_hadd_epi16(v[4], v[5]), _mm256_hadd_epi16(v[6], v[7]));
-  const __m256i h = _mm256_hadd_epi16(a, b);  // each half: v[0..7]'s sums over that half
-  return _mm256_add_epi32(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(h)),
-                          _mm256_cvtepi16_epi32(_mm256_extracti128_si256(h, 1)));
-}
-
-// As sum_each_i16 when only 8 products of each vector fit int16: two rounds
-// of hadd, then pairs widened to int32 (madd) and the halves added.
-WLLM_AVX2 inline __m256i sum_each_i16_narrow(const __m256i v[8]) {
-  const __m256i ones = _mm256_set1_epi16(1);
-  const __m256i a = _mm256_madd_epi16(_mm256_hadd_epi16(_mm256_hadd_epi16(v[0], v[1]), _mm256_hadd_epi16(v[2], v[3])), ones);
-  const __m256i b = _mm256_madd_epi16(_mm256_hadd_epi16(_mm256_hadd_epi16(v[4], v[5]), _mm256_hadd_epi16(v[6], v[7])), ones);
-  // a: v[0..3] in each 128-bit half, b: v[4..7]; add the halves.
-  return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20), _mm256_permute2x128_si256(a, b, 0x31));
+// Transposes 8 vectors of 8 int32 in place: v[k] lane r <- v[r] lane k.
+WLLM_AVX2 inline void transpose_8x32(__m256i v[8]) {
+  __m256i t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_epi32(v[2 * i], v[2 * i + 1]);      // r, r+1 of lanes 0, 1 | 4, 5
+    t[2 * i + 1] = _mm256_unpackhi_epi32(v[2 * i], v[2 * i + 1]);  // lanes 2, 3 | 6, 7
+  }
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i] = _mm256_unpacklo_epi64(t[4 * i], t[4 * i + 2]);      // rows 4i..4i+3 of lane 0 | 4
+    u[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i], t[4 * i + 2]);  // lane 1 | 5
+    u[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);  // lane 2 | 6
+    u[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);  // lane 3 | 7
+  }
+  for (int k = 0; k < 4; ++k) {
+    v[k] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x20);
+    v[k + 4] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x31);
+  }
 }
 
 WLLM_AVX2 inline int32_t total(__m256i v) {
@@ -127,17 +125,6 @@ WLLM_AVX2 inline __m256i q5_0_bytes(const BlockQ5_0& b) {
   const __m128i mask = _mm_set1_epi8(15);
   const __m256i low = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
   return _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(16));
-}
-
-// The codes of a Q4_0 / Q5_0 block as stored, unsigned (0..15 / 0..31), in
-// element order: the signed value is the code minus 8 / 16.
-WLLM_AVX2 inline __m256i unsigned_codes(const BlockQ4_0& b) {
-  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
-  const __m128i mask = _mm_set1_epi8(15);
-  return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
-}
-WLLM_AVX2 inline __m256i unsigned_codes(const BlockQ5_0& b) {
-  return _mm256_add_epi8(q5_0_bytes(b), _mm256_set1_epi8(16));
 }
 
 // The signed codes of a block against Q8_0, one overload per weight format.

@@ -1,10 +1,11 @@
 // AVX2 tiled kernels (gemm): a tile of weight rows against a tile of
 // activations, each weight block decoded once for the whole tile. Every
 // output is bit for bit the dot kernel's (traits.h):
-//  - quantized types put one activation in each of the 8 lanes: a block's
-//    exact integer sums for 8 activations are reduced into one vector, then
-//    term = (d_w·d_x)·sum goes, lane by lane, into the accumulator of
-//    (row, block % 8), exactly the float operations of the reference;
+//  - quantized types put one activation (K-quants) or one weight row (Q8_0
+//    family) in each of the 8 lanes: a block's exact integer sums for 8
+//    pairs land in one vector, then term = (d_w·d_x)·sum goes, lane by lane,
+//    into the accumulator of (pair, block % 8), exactly the float operations
+//    of the reference;
 //  - float types keep one 8-lane accumulator (element i in lane i % 8) per
 //    (row, activation) pair: the dot's lanes, more of them at once.
 // Tiles past the last row or activation repeat the last one; those results
@@ -37,99 +38,72 @@ WLLM_AVX2 inline void store_lanes(__m256 v, float* out, int64_t out_stride, int 
 }
 
 // ---- Quantized weights against Q8_0 (Q4_0, Q5_0, Q8_0) ---------------------
+//
+// Here the 8 lanes are 8 weight rows instead: a block of the 8 rows is
+// decoded once, transposed so that vector k holds elements 4k..4k+3 of every
+// row, and then met by each activation's 4-byte groups broadcast to all
+// lanes. Lane r then sums row r's products with no horizontal reduction, and
+// the transposed tile serves a whole chunk of activations.
 
-constexpr int kQ8RowTile = 4;  // weight rows per tile; 8 activations (lanes)
+constexpr int kRowLanes = 8;   // weight rows per tile (one per 32-bit lane)
+constexpr int kActChunk = 32;  // activations sharing one decoded tile
 
-// term = (d_w·d_x)·sum into acc (the block's lane-wise accumulator), as the
-// reference computes it for each activation lane.
-WLLM_AVX2 inline void add_block_term(__m256* acc, uint16_t dw, __m256 dx, __m256i sum) {
-  const __m256 d = _mm256_mul_ps(splat_f16(dw), dx);
-  *acc = _mm256_add_ps(*acc, _mm256_mul_ps(d, _mm256_cvtepi32_ps(sum)));
-}
-
-// Q4_0 and Q5_0 codes are stored unsigned with an offset (8, 16), and
-// maddubs wants an unsigned operand: Σ (q - offset)·x = Σ q·x - offset·Σ x,
-// with Σ x computed once per activation and block for the whole row tile.
-// kOffset 8: codes < 16, so a block's 16 products per int16 lane fit
-// (sum_each_i16); kOffset 16: codes < 32, only 8 do (sum_each_i16_narrow).
-template <typename Block, int kOffset>
-WLLM_AVX2 void gemm_offset_codes(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                                 int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  static_assert(kOffset == 8 || kOffset == 16, "offsets of Q4_0 and Q5_0");
+// kSmallCodes: |code| <= 16, so all 16 products a lane collects per block
+// fit int16 (Q4_0, Q5_0); Q8_0's codes need int32 after every group.
+template <typename Block, bool kSmallCodes>
+WLLM_AVX2 void gemm_q8_0_family(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                                int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
   const int64_t nb = n / kQK;
-  const __m256i ones = _mm256_set1_epi8(1);
-  for (int r0 = 0; r0 < n_rows; r0 += kQ8RowTile) {
-    const Block* w[kQ8RowTile];
-    tile_pointers(rows, row_stride, r0, n_rows, kQ8RowTile, w);
-    for (int a0 = 0; a0 < n_acts; a0 += 8) {
-      const BlockQ8_0* x[8];
-      tile_pointers(acts, act_stride, a0, n_acts, 8, x);
-      __m256 acc[kQ8RowTile][8];  // [row][block % 8], lane a: activation a0 + a
-      for (auto& row_acc : acc) {
-        for (__m256& a : row_acc) a = _mm256_setzero_ps();
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (int r0 = 0; r0 < n_rows; r0 += kRowLanes) {
+    const Block* w[kRowLanes];
+    tile_pointers(rows, row_stride, r0, n_rows, kRowLanes, w);
+    const int n_valid_rows = n_rows - r0 < kRowLanes ? n_rows - r0 : kRowLanes;
+    for (int a0 = 0; a0 < n_acts; a0 += kActChunk) {
+      const int na = n_acts - a0 < kActChunk ? n_acts - a0 : kActChunk;
+      const uint8_t* x0 = static_cast<const uint8_t*>(acts) + a0 * act_stride;
+      __m256 acc[kActChunk][8];  // [activation][block % 8], lane r: row r0 + r
+      for (int a = 0; a < na; ++a) {
+        for (__m256& v : acc[a]) v = _mm256_setzero_ps();
       }
       for (int64_t ib = 0; ib < nb; ++ib) {
-        alignas(16) uint16_t xd[8];
-        __m256i xq[8], partial[8];
+        __m256i codes[8], magnitudes[8];  // [k] lane r: codes 4k..4k+3 of row r
+        alignas(16) uint16_t wd[kRowLanes];
 #pragma GCC unroll 8
-        for (int a = 0; a < 8; ++a) {
-          xd[a] = x[a][ib].d;
-          xq[a] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a][ib].qs));
-          partial[a] = _mm256_maddubs_epi16(ones, xq[a]);
+        for (int r = 0; r < kRowLanes; ++r) {
+          codes[r] = block_bytes(w[r][ib]);
+          wd[r] = w[r][ib].d;
         }
-        const __m256 dx = _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(xd)));
-        const __m256i offset_sum = _mm256_slli_epi32(sum_each_i16(partial), kOffset == 8 ? 3 : 4);
+        transpose_8x32(codes);
 #pragma GCC unroll 8
-        for (int r = 0; r < kQ8RowTile; ++r) {
-          const __m256i q = unsigned_codes(w[r][ib]);
+        for (int k = 0; k < 8; ++k) magnitudes[k] = _mm256_sign_epi8(codes[k], codes[k]);
+        const __m256 dw = _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(wd)));
+        for (int a = 0; a < na; ++a) {
+          const BlockQ8_0& xb = reinterpret_cast<const BlockQ8_0*>(x0 + a * act_stride)[ib];
+          __m256i sum = _mm256_setzero_si256();
 #pragma GCC unroll 8
-          for (int a = 0; a < 8; ++a) partial[a] = _mm256_maddubs_epi16(q, xq[a]);
-          const __m256i sum = kOffset == 8 ? sum_each_i16(partial) : sum_each_i16_narrow(partial);
-          add_block_term(&acc[r][ib % 8], w[r][ib].d, dx, _mm256_sub_epi32(sum, offset_sum));
-        }
-      }
-      const int n_valid = n_acts - a0 < 8 ? n_acts - a0 : 8;
-      for (int r = 0; r < kQ8RowTile && r0 + r < n_rows; ++r) {
-        store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
-      }
-    }
-  }
-}
-
-// Q8_0 codes are any signed byte: maddubs gets |q| and x with q's sign
-// (dot_i8x32), and the pair sums are widened to int32 before reducing.
-WLLM_AVX2 void gemm_q8_0(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                         int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  const int64_t nb = n / kQK;
-  for (int r0 = 0; r0 < n_rows; r0 += kQ8RowTile) {
-    const BlockQ8_0* w[kQ8RowTile];
-    tile_pointers(rows, row_stride, r0, n_rows, kQ8RowTile, w);
-    for (int a0 = 0; a0 < n_acts; a0 += 8) {
-      const BlockQ8_0* x[8];
-      tile_pointers(acts, act_stride, a0, n_acts, 8, x);
-      __m256 acc[kQ8RowTile][8];  // [row][block % 8], lane a: activation a0 + a
-      for (auto& row_acc : acc) {
-        for (__m256& a : row_acc) a = _mm256_setzero_ps();
-      }
-      for (int64_t ib = 0; ib < nb; ++ib) {
-        alignas(16) uint16_t xd[8];
-#pragma GCC unroll 8
-        for (int a = 0; a < 8; ++a) xd[a] = x[a][ib].d;
-        const __m256 dx = _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(xd)));
-#pragma GCC unroll 8
-        for (int r = 0; r < kQ8RowTile; ++r) {
-          const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[r][ib].qs));
-          __m256i partial[8];
-#pragma GCC unroll 8
-          for (int a = 0; a < 8; ++a) {
-            partial[a] = dot_i8x32(q, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a][ib].qs)));
+          for (int k = 0; k < 8; ++k) {
+            int32_t group;
+            std::memcpy(&group, xb.qs + 4 * k, sizeof group);
+            const __m256i xk = _mm256_set1_epi32(group);
+            const __m256i pairs = _mm256_maddubs_epi16(magnitudes[k], _mm256_sign_epi8(xk, codes[k]));
+            sum = kSmallCodes ? _mm256_add_epi16(sum, pairs) : _mm256_add_epi32(sum, _mm256_madd_epi16(pairs, ones));
           }
-          add_block_term(&acc[r][ib % 8], w[r][ib].d, dx, sum_each(partial));
+          if (kSmallCodes) sum = _mm256_madd_epi16(sum, ones);
+          const __m256 d = _mm256_mul_ps(dw, splat_f16(xb.d));
+          acc[a][ib % 8] = _mm256_add_ps(acc[a][ib % 8], _mm256_mul_ps(d, _mm256_cvtepi32_ps(sum)));
         }
       }
-      const int n_valid = n_acts - a0 < 8 ? n_acts - a0 : 8;
-      for (int r = 0; r < kQ8RowTile && r0 + r < n_rows; ++r) {
-        store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
+      for (int a = 0; a < na; ++a) {
+        const __m256 v = sum_lanes8_each(acc[a]);
+        float* dst = out + (a0 + a) * out_stride + r0;
+        if (n_valid_rows == kRowLanes) {
+          _mm256_storeu_ps(dst, v);
+        } else {
+          alignas(32) float lanes[8];
+          _mm256_store_ps(lanes, v);
+          for (int r = 0; r < n_valid_rows; ++r) dst[r] = lanes[r];
+        }
       }
     }
   }
@@ -352,15 +326,15 @@ void gemm_bf16_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows,
 }
 void gemm_q4_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                     int n_acts, float* out, int64_t out_stride) {
-  gemm_offset_codes<BlockQ4_0, 8>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+  gemm_q8_0_family<BlockQ4_0, true>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 void gemm_q5_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                     int n_acts, float* out, int64_t out_stride) {
-  gemm_offset_codes<BlockQ5_0, 16>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+  gemm_q8_0_family<BlockQ5_0, true>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 void gemm_q8_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                     int n_acts, float* out, int64_t out_stride) {
-  gemm_q8_0(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+  gemm_q8_0_family<BlockQ8_0, false>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 void gemm_q4_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                     int n_acts, float* out, int64_t out_stride) {
