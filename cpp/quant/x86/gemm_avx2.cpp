@@ -8,27 +8,17 @@
 //    of the reference;
 //  - float types keep one 8-lane accumulator (element i in lane i % 8) per
 //    (row, activation) pair: the dot's lanes, more of them at once.
-// Tiles past the last row or activation repeat the last one; those results
-// are computed but not stored.
+// Partial tiles repeat their last row or activation (gemm_tile.h).
 #include "quant/kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 
 #include "core/half.h"
+#include "quant/gemm_tile.h"
 #include "quant/x86/avx2.h"
 
 namespace wllm::avx2 {
 namespace {
-
-// The tile's `count` entries of a strided array starting at `first`; entries
-// past the last (`total`) repeat it, so a partial tile runs the full-tile code.
-template <typename T>
-inline void tile_pointers(const void* base, int64_t stride, int first, int total, int count, const T** out) {
-  for (int k = 0; k < count; ++k) {
-    const int i = first + k < total ? first + k : total - 1;
-    out[k] = reinterpret_cast<const T*>(static_cast<const uint8_t*>(base) + i * stride);
-  }
-}
 
 // Stores lane a of `v` (a < n_valid) as the output of activation a0 + a.
 WLLM_AVX2 inline void store_lanes(__m256 v, float* out, int64_t out_stride, int a0, int n_valid) {
@@ -58,9 +48,9 @@ WLLM_AVX2 void gemm_q8_0_family(int64_t n, const void* rows, int64_t row_stride,
   for (int r0 = 0; r0 < n_rows; r0 += kRowLanes) {
     const Block* w[kRowLanes];
     tile_pointers(rows, row_stride, r0, n_rows, kRowLanes, w);
-    const int n_valid_rows = n_rows - r0 < kRowLanes ? n_rows - r0 : kRowLanes;
+    const int n_valid_rows = tile_valid(r0, n_rows, kRowLanes);
     for (int a0 = 0; a0 < n_acts; a0 += kActChunk) {
-      const int na = n_acts - a0 < kActChunk ? n_acts - a0 : kActChunk;
+      const int na = tile_valid(a0, n_acts, kActChunk);
       const uint8_t* x0 = static_cast<const uint8_t*>(acts) + a0 * act_stride;
       __m256 acc[kActChunk][8];  // [activation][block % 8], lane r: row r0 + r
       for (int a = 0; a < na; ++a) {
@@ -174,7 +164,7 @@ WLLM_AVX2 void gemm_q4_K(int64_t n, const void* rows, int64_t row_stride, int n_
           acc[r][ib % 8] = _mm256_add_ps(acc[r][ib % 8], _mm256_sub_ps(t1, t2));
         }
       }
-      const int n_valid = n_acts - a0 < 8 ? n_acts - a0 : 8;
+      const int n_valid = tile_valid(a0, n_acts, 8);
       for (int r = 0; r < kKRowTile && r0 + r < n_rows; ++r) {
         store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
       }
@@ -243,7 +233,7 @@ WLLM_AVX2 void gemm_q6_K(int64_t n, const void* rows, int64_t row_stride, int n_
           acc[r][ib % 8] = _mm256_add_ps(acc[r][ib % 8], _mm256_mul_ps(d, _mm256_cvtepi32_ps(sumi)));
         }
       }
-      const int n_valid = n_acts - a0 < 8 ? n_acts - a0 : 8;
+      const int n_valid = tile_valid(a0, n_acts, 8);
       for (int r = 0; r < kKRowTile && r0 + r < n_rows; ++r) {
         store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
       }
