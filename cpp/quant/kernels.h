@@ -20,12 +20,24 @@ struct DotKernel {
 
 // The AVX2 (+F16C) kernels, or an empty list when this CPU or build has none.
 const DotKernel* avx2_dot_kernels(size_t* count);
+// AVX-512 (F, BW, VL, VNNI): the AVX2 list with wider tiled kernels where
+// they pay, or an empty list when this CPU or build has none.
+const DotKernel* avx512_dot_kernels(size_t* count);
 // The wasm SIMD128 kernels, or an empty list when built without -msimd128.
 const DotKernel* simd128_dot_kernels(size_t* count);
 
-// The kernels the traits table uses on this machine, and their ISA's name
-// ("avx2", "simd128", or "reference" when there are none or WLLM_KERNELS=ref
-// is set).
+// Every ISA this build knows, best first; an ISA this CPU cannot run lists
+// no kernels. Tests check each one that does.
+struct KernelIsa {
+  const char* name;
+  const DotKernel* (*kernels)(size_t* count);
+};
+const KernelIsa* kernel_isas(size_t* count);
+
+// The kernels the traits table uses on this machine, and their ISA's name:
+// the first ISA with kernels ("avx512", "avx2", "simd128"), or "reference"
+// when there are none. WLLM_KERNELS=<name> picks a listed ISA instead
+// ("ref": the reference kernels), to measure what each buys.
 const DotKernel* active_dot_kernels(size_t* count);
 const char* active_kernel_isa();
 

@@ -65,39 +65,44 @@ const std::vector<TypeTraits>& active_table() {
   return table;
 }
 
-// WLLM_KERNELS=ref forces the reference kernels (to measure what SIMD buys).
-bool reference_forced() {
-  const char* env = std::getenv("WLLM_KERNELS");
-  return env && std::strcmp(env, "ref") == 0;
+constexpr KernelIsa kIsas[] = {
+    {"avx512", avx512_dot_kernels},
+    {"avx2", avx2_dot_kernels},
+    {"simd128", simd128_dot_kernels},
+};
+
+bool runs(const KernelIsa& isa) {
+  size_t count = 0;
+  isa.kernels(&count);
+  return count > 0;
 }
 
-// The first ISA with kernels for this build and CPU.
-struct Isa {
-  const char* name;
-  const DotKernel* (*kernels)(size_t* count);
-};
-constexpr Isa kIsas[] = {{"avx2", avx2_dot_kernels}, {"simd128", simd128_dot_kernels}};
-
-const Isa* active_isa() {
-  if (reference_forced()) return nullptr;
-  for (const Isa& isa : kIsas) {
-    size_t count = 0;
-    isa.kernels(&count);
-    if (count > 0) return &isa;
+// The first ISA this CPU runs, or the one WLLM_KERNELS names (null: the
+// reference kernels).
+const KernelIsa* active_isa() {
+  const char* wanted = std::getenv("WLLM_KERNELS");
+  for (const KernelIsa& isa : kIsas) {
+    if (wanted && *wanted && std::strcmp(wanted, isa.name) != 0) continue;
+    if (runs(isa)) return &isa;
   }
   return nullptr;
 }
 
 }  // namespace
 
+const KernelIsa* kernel_isas(size_t* count) {
+  *count = sizeof(kIsas) / sizeof(kIsas[0]);
+  return kIsas;
+}
+
 const DotKernel* active_dot_kernels(size_t* count) {
   *count = 0;
-  const Isa* isa = active_isa();
+  const KernelIsa* isa = active_isa();
   return isa ? isa->kernels(count) : nullptr;
 }
 
 const char* active_kernel_isa() {
-  const Isa* isa = active_isa();
+  const KernelIsa* isa = active_isa();
   return isa ? isa->name : "reference";
 }
 

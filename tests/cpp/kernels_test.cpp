@@ -89,11 +89,22 @@ TEST(Kernels, ActiveIsaIsReported) {
   std::printf("active kernels: %s (%zu types)\n", isa.c_str(), count);
 }
 
-TEST(Kernels, EveryActiveKernelMatchesTheReferenceBitForBit) {
-  size_t count = 0;
-  const DotKernel* kernels = active_dot_kernels(&count);
-  for (size_t k = 0; k < count; ++k) {
-    const TypeTraits* ref = find_reference_traits(static_cast<uint32_t>(kernels[k].type));
+// Calls f(isa name, kernel) for every kernel of every ISA this CPU runs (not
+// only the active one: an AVX-512 machine checks the AVX2 kernels too).
+template <typename F>
+void for_each_runnable_kernel(F f) {
+  size_t n_isas = 0;
+  const KernelIsa* isas = kernel_isas(&n_isas);
+  for (size_t i = 0; i < n_isas; ++i) {
+    size_t count = 0;
+    const DotKernel* kernels = isas[i].kernels(&count);
+    for (size_t k = 0; k < count; ++k) f(isas[i].name, kernels[k]);
+  }
+}
+
+TEST(Kernels, EveryKernelMatchesTheReferenceBitForBit) {
+  for_each_runnable_kernel([](const char* isa, const DotKernel& kernel) {
+    const TypeTraits* ref = find_reference_traits(static_cast<uint32_t>(kernel.type));
     ASSERT_NE(ref, nullptr);
     const TypeTraits& act = *find_reference_traits(static_cast<uint32_t>(ref->act_type));
     const int64_t unit = ref->block_size == 1 ? 1 : ref->block_size;
@@ -105,13 +116,13 @@ TEST(Kernels, EveryActiveKernelMatchesTheReferenceBitForBit) {
         for (bool extreme : {false, true}) {
           const Rows r = make_rows(*ref, act, n, seed * 7919 + static_cast<uint32_t>(n), extreme);
           const float want = ref->dot(n, r.weight.data(), r.act.data());
-          const float got = kernels[k].dot(n, r.weight.data(), r.act.data());
-          ASSERT_EQ(bits(got), bits(want)) << ref->name << " n=" << n << " seed=" << seed << " extreme=" << extreme
-                                           << ": " << got << " vs " << want;
+          const float got = kernel.dot(n, r.weight.data(), r.act.data());
+          ASSERT_EQ(bits(got), bits(want)) << isa << " " << ref->name << " n=" << n << " seed=" << seed
+                                           << " extreme=" << extreme << ": " << got << " vs " << want;
         }
       }
     }
-  }
+  });
 }
 
 // A weight matrix and an activation matrix for a gemm: n_rows and n_acts
@@ -188,14 +199,12 @@ TEST(Kernels, TheReferenceGemmOfEveryWeightTypeIsItsDot) {
   }
 }
 
-TEST(Kernels, EveryActiveGemmMatchesTheReferenceDotBitForBit) {
-  size_t count = 0;
-  const DotKernel* kernels = active_dot_kernels(&count);
-  for (size_t k = 0; k < count; ++k) {
-    if (!kernels[k].gemm) continue;
-    const TypeTraits& ref = *find_reference_traits(static_cast<uint32_t>(kernels[k].type));
-    expect_gemm_matches_dot(active_kernel_isa(), ref, kernels[k].gemm);
-  }
+TEST(Kernels, EveryGemmMatchesTheReferenceDotBitForBit) {
+  for_each_runnable_kernel([](const char* isa, const DotKernel& kernel) {
+    if (!kernel.gemm) return;
+    const TypeTraits& ref = *find_reference_traits(static_cast<uint32_t>(kernel.type));
+    expect_gemm_matches_dot(isa, ref, kernel.gemm);
+  });
 }
 
 // The SIMD kernels move signs onto the activation bytes, which needs them in
