@@ -11,11 +11,13 @@
 namespace wllm {
 
 // One type's kernels in one ISA. A new ISA lists a row per type it speeds
-// up; gemm may stay null (matmul then loops this dot).
+// up; any column may stay null (the table keeps the reference's), except
+// that a row with a dot and no gemm makes matmul loop that dot.
 struct DotKernel {
   TensorType type;
   DotFn dot;
   GemmFn gemm = nullptr;
+  FromFloatFn from_float = nullptr;  // activation formats (Q8_0, Q8_K)
 };
 
 // The AVX2 (+F16C) kernels, or an empty list when this CPU or build has none.

@@ -44,8 +44,8 @@ bool iequals(const char* a, const char* b) {
   return *a == *b;
 }
 
-// The table the engine uses: the reference rows with `dot` and `gemm`
-// replaced by the best kernels this machine runs. Built once, on first use.
+// The table the engine uses: the reference rows with `dot`, `gemm` and
+// `from_float` replaced by the best kernels this machine runs. Built once, on first use.
 // An ISA that has a dot but no tiled kernel for a type leaves gemm null, so
 // matmul loops the fast dot rather than the reference one.
 const std::vector<TypeTraits>& active_table() {
@@ -56,8 +56,11 @@ const std::vector<TypeTraits>& active_table() {
     for (size_t k = 0; k < count; ++k) {
       for (TypeTraits& row : rows) {
         if (row.type != kernels[k].type) continue;
-        row.dot = kernels[k].dot;
-        row.gemm = kernels[k].gemm;
+        if (kernels[k].dot) {
+          row.dot = kernels[k].dot;
+          row.gemm = kernels[k].gemm;
+        }
+        if (kernels[k].from_float) row.from_float = kernels[k].from_float;
       }
     }
     return rows;

@@ -43,7 +43,7 @@ struct TypeTraits {
   bool weight_type;       // may appear as a weight (false: activation-only)
   TensorType act_type;    // what the activation is converted to for `dot`
   ToFloatFn to_float;     // reference dequantizer
-  FromFloatFn from_float; // quantizer (the reference one; used by `quantize`)
+  FromFloatFn from_float; // quantizer (bit for bit the reference; used by `quantize` too)
   DotFn dot;              // row . activation (null for activation-only types)
   GemmFn gemm;            // rows x activations, exactly `dot`'s values (null: matmul loops `dot`)
 };

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -104,6 +105,7 @@ void for_each_runnable_kernel(F f) {
 
 TEST(Kernels, EveryKernelMatchesTheReferenceBitForBit) {
   for_each_runnable_kernel([](const char* isa, const DotKernel& kernel) {
+    if (!kernel.dot) return;
     const TypeTraits* ref = find_reference_traits(static_cast<uint32_t>(kernel.type));
     ASSERT_NE(ref, nullptr);
     const TypeTraits& act = *find_reference_traits(static_cast<uint32_t>(ref->act_type));
@@ -207,6 +209,45 @@ TEST(Kernels, EveryGemmMatchesTheReferenceDotBitForBit) {
   });
 }
 
+// Activation quantizers: the reference's bytes for random rows at many
+// scales, and rows with zeros, -0, NaN, infinities, subnormals, huge values,
+// halves that round to even and a dominant value of either sign.
+TEST(Kernels, EveryActivationQuantizerMatchesTheReferenceByteForByte) {
+  for_each_runnable_kernel([](const char* isa, const DotKernel& kernel) {
+    if (!kernel.from_float) return;
+    const TypeTraits& ref = *find_reference_traits(static_cast<uint32_t>(kernel.type));
+    const int64_t n = ref.block_size * 24;
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    std::vector<float> x(static_cast<size_t>(n));
+    for (int round = 0; round < 40; ++round) {
+      const float scale = std::ldexp(1.0f, round % 20 * 8 - 80);  // 2^-80 .. 2^72
+      for (float& v : x) v = value(rng) * scale;
+      const int64_t b = ref.block_size;
+      std::fill(x.begin(), x.begin() + b, 0.0f);                       // block 0: zeros
+      std::fill(x.begin() + b, x.begin() + 2 * b, -0.0f);              // block 1: negative zeros
+      x[static_cast<size_t>(2 * b + round % b)] = std::nanf("");       // block 2: a NaN
+      x[static_cast<size_t>(3 * b + round % b)] = round % 2 ? INFINITY : -INFINITY;  // block 3: an infinity
+      x[static_cast<size_t>(4 * b)] = 3e38f;                           // block 4: huge
+      x[static_cast<size_t>(4 * b + 1)] = -3e38f;
+      for (int64_t i = 0; i < b; ++i) x[static_cast<size_t>(5 * b + i)] = 1e-45f * static_cast<float>(i);  // subnormals
+      for (int64_t i = 0; i < b; ++i) {  // block 6: ±127 and halves (k + 0.5)/127 of it
+        x[static_cast<size_t>(6 * b + i)] = i == 0 ? 127.0f : static_cast<float>(i % 127) + 0.5f;
+      }
+      for (int64_t i = 0; i < b; ++i) x[static_cast<size_t>(7 * b + i)] = std::nanf("");  // block 7: all NaN
+      x[static_cast<size_t>(8 * b + round % b)] = round % 3 ? -2.0f * scale : 2.0f * scale;  // dominant value
+      x[static_cast<size_t>(8 * b + (round + 1) % b)] = round % 3 ? 2.0f * scale : -2.0f * scale;  // tie in |x|
+      std::vector<uint8_t> want(static_cast<size_t>(row_bytes(ref, n))), got(want.size(), 0xee);
+      ref.from_float(x.data(), want.data(), n);
+      kernel.from_float(x.data(), got.data(), n);
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(got[i], want[i]) << isa << " " << ref.name << " round " << round << " byte " << i << " of block "
+                                   << i / static_cast<size_t>(ref.block_bytes);
+      }
+    }
+  });
+}
+
 // The SIMD kernels move signs onto the activation bytes, which needs them in
 // [-127, 127]: the activation quantizers must never produce -128.
 TEST(Kernels, ActivationQuantsStayWithinPlusMinus127) {
@@ -237,8 +278,13 @@ TEST(Kernels, TheTableUsesTheActiveKernels) {
   for (size_t k = 0; k < count; ++k) {
     const TypeTraits* row = find_type_traits(static_cast<uint32_t>(kernels[k].type));
     ASSERT_NE(row, nullptr);
-    EXPECT_EQ(row->dot, kernels[k].dot) << row->name;
-    EXPECT_EQ(row->gemm, kernels[k].gemm) << row->name;
+    if (kernels[k].dot) {
+      EXPECT_EQ(row->dot, kernels[k].dot) << row->name;
+      EXPECT_EQ(row->gemm, kernels[k].gemm) << row->name;
+    }
+    if (kernels[k].from_float) {
+      EXPECT_EQ(row->from_float, kernels[k].from_float) << row->name;
+    }
   }
 }
 

@@ -3,7 +3,8 @@
 // registers; quantized dots sum each block's integer products exactly in
 // vectors, then add the block's float term into lane (block % 8) exactly as
 // the reference does. No FMA exists in SIMD128, so none is used. The table
-// at the end also lists the tiled kernels (gemm_simd128.cpp).
+// at the end also lists the tiled kernels (gemm_simd128.cpp) and the
+// activation quantizers (act_quant_simd128.cpp).
 #include "quant/kernels.h"
 
 #if defined(__wasm_simd128__)
@@ -147,11 +148,12 @@ constexpr DotKernel kSimd128Kernels[] = {
     {TensorType::kF32, dot_f32_simd128, gemm_f32_simd128},
     {TensorType::kF16, dot_f16_simd128, gemm_f16_simd128},
     {TensorType::kBF16, dot_bf16_simd128, gemm_bf16_simd128},
-    {TensorType::kQ8_0, dot_blocks_q8_0<BlockQ8_0, block_sum_q8_0>, gemm_q8_0_simd128},
+    {TensorType::kQ8_0, dot_blocks_q8_0<BlockQ8_0, block_sum_q8_0>, gemm_q8_0_simd128, from_float_q8_0_simd128},
     {TensorType::kQ4_0, dot_blocks_q8_0<BlockQ4_0, block_sum_codes<BlockQ4_0>>, gemm_q4_0_simd128},
     {TensorType::kQ5_0, dot_blocks_q8_0<BlockQ5_0, block_sum_codes<BlockQ5_0>>, gemm_q5_0_simd128},
     {TensorType::kQ4_K, dot_q4_K_simd128, gemm_q4_K_simd128},
     {TensorType::kQ6_K, dot_q6_K_simd128, gemm_q6_K_simd128},
+    {TensorType::kQ8_K, nullptr, nullptr, from_float_q8_K_simd128},
 };
 
 }  // namespace

@@ -106,6 +106,10 @@ inline void block_codes(const BlockQ8_0& b, v128_t* lo, v128_t* hi) {
   *hi = wasm_v128_load(b.qs + 16);
 }
 
+// The activation quantizers (act_quant_simd128.cpp).
+void from_float_q8_0_simd128(const float* src, void* dst, int64_t n);
+void from_float_q8_K_simd128(const float* src, void* dst, int64_t n);
+
 // The tiled kernels (gemm_simd128.cpp), registered with the dots in dot_simd128.cpp.
 void gemm_f32_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                       int64_t act_stride, int n_acts, float* out, int64_t out_stride);
