@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/math.h"
+#include "quant/kernels.h"
 
 namespace wllm {
 
@@ -26,17 +27,12 @@ void rmsnorm(float* out, const float* x, const float* w, int64_t n, float eps) {
 void softmax(float* x, int64_t n) {
   float max = x[0];
   for (int64_t i = 1; i < n; ++i) max = std::max(max, x[i]);
-  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t i = 0; i < n; ++i) {
-    x[i] = exp_f32(x[i] - max);
-    acc[i & 7] += x[i];
-  }
-  const float inv = 1.0f / sum_lanes8(acc);
+  const float inv = 1.0f / math_kernels().exp_shifted_sum(x, n, max);
   for (int64_t i = 0; i < n; ++i) x[i] *= inv;
 }
 
 void swiglu(float* gate, const float* up, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) gate[i] = silu_f32(gate[i]) * up[i];
+  math_kernels().swiglu(gate, up, n);
 }
 
 void add_to(float* y, const float* x, int64_t n) {

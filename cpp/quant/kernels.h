@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "quant/traits.h"
 
@@ -28,11 +29,27 @@ const DotKernel* avx512_dot_kernels(size_t* count);
 // The wasm SIMD128 kernels, or an empty list when built without -msimd128.
 const DotKernel* simd128_dot_kernels(size_t* count);
 
+// Elementwise math of the forward pass that an ISA may speed up. Each must
+// give exactly the bits of the reference (ref::swiglu, ref::exp_shifted_sum):
+// core/math.h's exp and silu are lane-wise steps, so vectors of them agree.
+struct MathKernels {
+  // gate[i] = silu(gate[i]) · up[i] for i < n.
+  void (*swiglu)(float* gate, const float* up, int64_t n);
+  // x[i] = e^(x[i] − max) for i < n; returns Σ x[i] summed with element i in
+  // lane i % 8 and reduced by sum_lanes8 (softmax's denominator).
+  float (*exp_shifted_sum)(float* x, int64_t n, float max);
+};
+const MathKernels* avx2_math_kernels();     // null when this CPU or build has none
+const MathKernels* simd128_math_kernels();  // null when built without -msimd128
+// The active ISA's math kernels, or the reference ones.
+const MathKernels& math_kernels();
+
 // Every ISA this build knows, best first; an ISA this CPU cannot run lists
 // no kernels. Tests check each one that does.
 struct KernelIsa {
   const char* name;
   const DotKernel* (*kernels)(size_t* count);
+  const MathKernels* (*math)();  // may return null: the reference's then
 };
 const KernelIsa* kernel_isas(size_t* count);
 

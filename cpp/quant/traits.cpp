@@ -69,10 +69,12 @@ const std::vector<TypeTraits>& active_table() {
 }
 
 constexpr KernelIsa kIsas[] = {
-    {"avx512", avx512_dot_kernels},
-    {"avx2", avx2_dot_kernels},
-    {"simd128", simd128_dot_kernels},
+    {"avx512", avx512_dot_kernels, avx2_math_kernels},
+    {"avx2", avx2_dot_kernels, avx2_math_kernels},
+    {"simd128", simd128_dot_kernels, simd128_math_kernels},
 };
+
+constexpr MathKernels kReferenceMath = {ref::swiglu, ref::exp_shifted_sum};
 
 bool runs(const KernelIsa& isa) {
   size_t count = 0;
@@ -96,6 +98,15 @@ const KernelIsa* active_isa() {
 const KernelIsa* kernel_isas(size_t* count) {
   *count = sizeof(kIsas) / sizeof(kIsas[0]);
   return kIsas;
+}
+
+const MathKernels& math_kernels() {
+  static const MathKernels* kernels = [] {
+    const KernelIsa* isa = active_isa();
+    const MathKernels* m = isa && isa->math ? isa->math() : nullptr;
+    return m ? m : &kReferenceMath;
+  }();
+  return *kernels;
 }
 
 const DotKernel* active_dot_kernels(size_t* count) {

@@ -15,6 +15,7 @@
 #include "core/half.h"
 #include "quant/blocks.h"
 #include "quant/kernels.h"
+#include "quant/ref/ref.h"
 #include "quant/traits.h"
 
 namespace wllm {
@@ -246,6 +247,61 @@ TEST(Kernels, EveryActivationQuantizerMatchesTheReferenceByteForByte) {
       }
     }
   });
+}
+
+// Same bits, where a NaN matches any NaN (payloads are not part of the
+// contract: wasm leaves them unspecified).
+bool same_float(float a, float b) { return bits(a) == bits(b) || (a != a && b != b); }
+
+// Inputs for the elementwise math: random values at many scales plus the
+// edges of exp_f32 and silu_f32 (branch points, overflow, underflow,
+// specials), in an order that puts each in every lane position.
+std::vector<float> math_inputs() {
+  std::vector<float> x = {0.0f, -0.0f, INFINITY, -INFINITY, std::nanf(""), 1e-45f, -1e-45f, 1e-38f,
+                          -80.0f, std::nextafter(-80.0f, 0.0f), std::nextafter(-80.0f, -100.0f), -150.0f,
+                          std::nextafter(-150.0f, 0.0f), std::nextafter(-150.0f, -200.0f), 88.72f, 88.73f, 89.0f,
+                          89.5f, -103.9f, -104.0f, -87.3f, -87.4f, 3e38f, -3e38f, 0.5f, -0.5f, 1.0f, -1.0f};
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (int i = 0; i < 4000; ++i) x.push_back(value(rng) * std::ldexp(1.0f, i % 12 - 4));  // |x| up to 128
+  return x;
+}
+
+TEST(Kernels, EveryMathKernelMatchesTheReferenceBitForBit) {
+  const std::vector<float> inputs = math_inputs();
+  const std::vector<float> up = [&] {
+    std::vector<float> u(inputs.size());
+    for (size_t i = 0; i < u.size(); ++i) u[i] = static_cast<float>(i % 7) - 3.25f;
+    return u;
+  }();
+  size_t n_isas = 0;
+  const KernelIsa* isas = kernel_isas(&n_isas);
+  for (size_t k = 0; k < n_isas; ++k) {
+    size_t count = 0;
+    isas[k].kernels(&count);
+    const MathKernels* m = count > 0 && isas[k].math ? isas[k].math() : nullptr;
+    if (!m) continue;
+    // Every length up to 40 (tails of every size) from every start, then all.
+    for (size_t start = 0; start + 40 <= inputs.size(); start += 37) {
+      for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{13}, int64_t{40}}) {
+        std::vector<float> want(inputs.begin() + start, inputs.begin() + start + n), got = want;
+        ref::swiglu(want.data(), up.data() + start, n);
+        m->swiglu(got.data(), up.data() + start, n);
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_TRUE(same_float(got[i], want[i])) << isas[k].name << " swiglu(" << inputs[start + i] << "): " << got[i]
+                                                   << " vs " << want[i];
+        }
+        std::vector<float> e_want(inputs.begin() + start, inputs.begin() + start + n), e_got = e_want;
+        const float max = 2.5f;
+        const float sum_want = ref::exp_shifted_sum(e_want.data(), n, max);
+        const float sum_got = m->exp_shifted_sum(e_got.data(), n, max);
+        ASSERT_TRUE(same_float(sum_got, sum_want)) << isas[k].name << " exp sum n=" << n << " at " << start;
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_TRUE(same_float(e_got[i], e_want[i])) << isas[k].name << " exp(" << inputs[start + i] << " - 2.5)";
+        }
+      }
+    }
+  }
 }
 
 // The SIMD kernels move signs onto the activation bytes, which needs them in
