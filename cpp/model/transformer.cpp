@@ -70,9 +70,8 @@ const float* Transformer::forward_batch(const int32_t* tokens, int n, int pos, b
 
     // Attention block: h = x + Wo · attention(rope(Wq·xn), rope(Wk·xn), Wv·xn)
     for (int t = 0; t < n; ++t) rmsnorm(row(xb_, dim, t), row(x_, dim, t), L.attn_norm.f32(), dim, c.rms_eps);
-    matmul(L.wq, xb_.data(), n, q_.data(), acts_, pool_);
-    matmul(L.wk, xb_.data(), n, k_.data(), acts_, pool_);
-    matmul(L.wv, xb_.data(), n, v_.data(), acts_, pool_);
+    const MatmulJob qkv[] = {{&L.wq, q_.data()}, {&L.wk, k_.data()}, {&L.wv, v_.data()}};
+    matmul_shared(qkv, 3, xb_.data(), n, acts_, pool_);
     for (int t = 0; t < n; ++t) {
       float *q = row(q_, q_dim, t), *k = row(k_, kv_dim, t), *v = row(v_, kv_dim, t);
       if (L.bq.present()) {
@@ -97,8 +96,8 @@ const float* Transformer::forward_batch(const int32_t* tokens, int n, int pos, b
 
     // Feed-forward block: x = x + W_down · (silu(W_gate·xn) ⊙ (W_up·xn))
     for (int t = 0; t < n; ++t) rmsnorm(row(xb_, dim, t), row(x_, dim, t), L.ffn_norm.f32(), dim, c.rms_eps);
-    matmul(L.w_gate, xb_.data(), n, hb_.data(), acts_, pool_);
-    matmul(L.w_up, xb_.data(), n, hb2_.data(), acts_, pool_);
+    const MatmulJob gate_up[] = {{&L.w_gate, hb_.data()}, {&L.w_up, hb2_.data()}};
+    matmul_shared(gate_up, 2, xb_.data(), n, acts_, pool_);
     swiglu(hb_.data(), hb2_.data(), static_cast<int64_t>(n) * ffn);
     matmul(L.w_down, hb_.data(), n, xb_.data(), acts_, pool_);
     for (int t = 0; t < n; ++t) add_to(row(x_, dim, t), row(xb_, dim, t), dim);

@@ -52,10 +52,10 @@ WLLM_AVX2 void gemm_q8_0_family(int64_t n, const void* rows, int64_t row_stride,
     for (int a0 = 0; a0 < n_acts; a0 += kActChunk) {
       const int na = tile_valid(a0, n_acts, kActChunk);
       const uint8_t* x0 = static_cast<const uint8_t*>(acts) + a0 * act_stride;
-      __m256 acc[kActChunk][8];  // [activation][block % 8], lane r: row r0 + r
-      for (int a = 0; a < na; ++a) {
-        for (__m256& v : acc[a]) v = _mm256_setzero_ps();
-      }
+      // [activation][block % 8], lane r: row r0 + r. Each starts at +0 with its
+      // first block (no 16 KB of zeroing per tile); slots of blocks that do
+      // not exist (nb < 8) are zeroed after the loop.
+      __m256 acc[kActChunk][8];
       for (int64_t ib = 0; ib < nb; ++ib) {
         __m256i codes[8], magnitudes[8];  // [k] lane r: codes 4k..4k+3 of row r
         alignas(16) uint16_t wd[kRowLanes];
@@ -81,8 +81,12 @@ WLLM_AVX2 void gemm_q8_0_family(int64_t n, const void* rows, int64_t row_stride,
           }
           if (kSmallCodes) sum = _mm256_madd_epi16(sum, ones);
           const __m256 d = _mm256_mul_ps(dw, splat_f16(xb.d));
-          acc[a][ib % 8] = _mm256_add_ps(acc[a][ib % 8], _mm256_mul_ps(d, _mm256_cvtepi32_ps(sum)));
+          const __m256 prev = ib < 8 ? _mm256_setzero_ps() : acc[a][ib % 8];
+          acc[a][ib % 8] = _mm256_add_ps(prev, _mm256_mul_ps(d, _mm256_cvtepi32_ps(sum)));
         }
+      }
+      for (int a = 0; a < na; ++a) {
+        for (int64_t j = nb; j < 8; ++j) acc[a][j] = _mm256_setzero_ps();
       }
       for (int a = 0; a < na; ++a) {
         const __m256 v = sum_lanes8_each(acc[a]);

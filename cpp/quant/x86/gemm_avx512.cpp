@@ -54,10 +54,10 @@ WLLM_AVX512 void gemm_q8_0_family_512(int64_t n, const void* rows, int64_t row_s
     for (int a0 = 0; a0 < n_acts; a0 += kActChunk) {
       const int na = tile_valid(a0, n_acts, kActChunk);
       const uint8_t* x0 = static_cast<const uint8_t*>(acts) + a0 * act_stride;
-      __m512 acc[kActChunk][8];  // [activation][block % 8], lane r: row r0 + r
-      for (int a = 0; a < na; ++a) {
-        for (__m512& v : acc[a]) v = _mm512_setzero_ps();
-      }
+      // [activation][block % 8], lane r: row r0 + r. Each starts at +0 with its
+      // first block (no 16 KB of zeroing per tile); slots of blocks that do
+      // not exist (nb < 8) are zeroed after the loop.
+      __m512 acc[kActChunk][8];
       for (int64_t ib = 0; ib < nb; ++ib) {
         // The tile's codes: [k] lane r = codes 4k..4k+3 of row r (two 8-row
         // transposes side by side).
@@ -93,8 +93,12 @@ WLLM_AVX512 void gemm_q8_0_family_512(int64_t n, const void* rows, int64_t row_s
           sum = _mm512_sub_epi32(sum, offsets);
           const __m512 dx = _mm512_cvtph_ps(_mm256_set1_epi16(static_cast<int16_t>(xb.d)));
           const __m512 d = _mm512_mul_ps(dw, dx);
-          acc[a][ib % 8] = _mm512_add_ps(acc[a][ib % 8], _mm512_mul_ps(d, _mm512_cvtepi32_ps(sum)));
+          const __m512 prev = ib < 8 ? _mm512_setzero_ps() : acc[a][ib % 8];
+          acc[a][ib % 8] = _mm512_add_ps(prev, _mm512_mul_ps(d, _mm512_cvtepi32_ps(sum)));
         }
+      }
+      for (int a = 0; a < na; ++a) {
+        for (int64_t j = nb; j < 8; ++j) acc[a][j] = _mm512_setzero_ps();
       }
       for (int a = 0; a < na; ++a) {
         _mm512_mask_storeu_ps(out + (a0 + a) * out_stride + r0, valid_rows, sum_lanes8_each_512(acc[a]));
