@@ -22,8 +22,11 @@ class Transformer {
   int n_ctx() const { return n_ctx_; }
 
   // Tokens evaluated together at most: prompt tokens are fed in batches so
-  // each weight row is read once per batch, not once per token.
-  static constexpr int kMaxBatch = 32;
+  // each weight row is read and decoded once per batch, not once per token.
+  // 64 rather than 32: ~8% faster prefill (fewer per-call overheads: the
+  // activation conversion, thread hand-offs, tile decoding), for 32 more rows
+  // in each activation buffer (logits: 32 · n_vocab floats more).
+  static constexpr int kMaxBatch = 64;
 
   // Runs token `token` at position `pos` (0 <= pos < n_ctx) and returns the
   // next-token logits (n_vocab floats, valid until the next call). Positions

@@ -247,59 +247,106 @@ WLLM_AVX2 void gemm_q6_K(int64_t n, const void* rows, int64_t row_stride, int n_
 
 // ---- Float weights against F32 --------------------------------------------------
 
-// How a float row format loads: 8 elements as floats, or one.
+// How a float row format loads 8 elements as floats; load_tail loads the
+// last count < 8 of them with zeros after.
 struct F32Row {
+  using Element = float;
   WLLM_AVX2 static __m256 load8(const void* row, int64_t i) { return _mm256_loadu_ps(static_cast<const float*>(row) + i); }
-  static float load1(const void* row, int64_t i) { return static_cast<const float*>(row)[i]; }
 };
 struct F16Row {
+  using Element = uint16_t;
   WLLM_AVX2 static __m256 load8(const void* row, int64_t i) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(row) + i)));
   }
-  static float load1(const void* row, int64_t i) { return f16_to_f32(static_cast<const uint16_t*>(row)[i]); }
 };
 struct BF16Row {
+  using Element = uint16_t;
   WLLM_AVX2 static __m256 load8(const void* row, int64_t i) {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(row) + i));
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
   }
-  static float load1(const void* row, int64_t i) { return bf16_to_f32(static_cast<const uint16_t*>(row)[i]); }
 };
 
-constexpr int kFloatRowTile = 4, kFloatActTile = 2;  // 8 accumulators
+// Elements i..n (fewer than 8) of a row, zero-padded to 8, as floats.
+template <typename Row>
+WLLM_AVX2 inline __m256 load_tail(const void* row, int64_t i, int64_t n) {
+  typename Row::Element padded[8] = {};
+  std::memcpy(padded, static_cast<const typename Row::Element*>(row) + i, static_cast<size_t>(n - i) * sizeof(padded[0]));
+  return Row::load8(padded, 0);
+}
+
+constexpr int kFloatRowTile = 4;
+
+// acc[a][r] += w[r]·x[a], lane by lane.
+template <int kActs>
+WLLM_AVX2 inline void accumulate(__m256 (&acc)[kActs][kFloatRowTile], const __m256* wv, const __m256* xv) {
+#pragma GCC unroll 8
+  for (int a = 0; a < kActs; ++a) {
+#pragma GCC unroll 8
+    for (int r = 0; r < kFloatRowTile; ++r) acc[a][r] = _mm256_add_ps(acc[a][r], _mm256_mul_ps(wv[r], xv[a]));
+  }
+}
+
+// A tile of 4 rows x kActs activations (2, or 1 for an odd last one: no
+// wasted pairs for odd head groups). The tail elements go through the same
+// lane-wise add as a zero-padded vector: the padding adds +0·+0 = +0 to
+// lanes that are never -0 (they start at +0), which changes no bits. The 8
+// (or 4) sums are reduced together: transposed, then sum_lanes8 lane-wise.
+template <typename Row, int kActs>
+WLLM_AVX2 inline void float_tile(int64_t n, const uint8_t* const* w, const float* const* x, int n_valid_rows,
+                                 float* out, int64_t out_stride) {
+  const int64_t n8 = n / 8 * 8;
+  __m256 acc[kActs][kFloatRowTile];
+#pragma GCC unroll 8
+  for (int a = 0; a < kActs; ++a) {
+#pragma GCC unroll 8
+    for (int r = 0; r < kFloatRowTile; ++r) acc[a][r] = _mm256_setzero_ps();
+  }
+  for (int64_t i = 0; i < n8; i += 8) {
+    __m256 wv[kFloatRowTile], xv[kActs];
+#pragma GCC unroll 8
+    for (int r = 0; r < kFloatRowTile; ++r) wv[r] = Row::load8(w[r], i);
+#pragma GCC unroll 8
+    for (int a = 0; a < kActs; ++a) xv[a] = _mm256_loadu_ps(x[a] + i);
+    accumulate<kActs>(acc, wv, xv);
+  }
+  if (n8 < n) {
+    __m256 wv[kFloatRowTile], xv[kActs];
+    for (int r = 0; r < kFloatRowTile; ++r) wv[r] = load_tail<Row>(w[r], n8, n);
+    for (int a = 0; a < kActs; ++a) xv[a] = load_tail<F32Row>(x[a], n8, n);
+    accumulate<kActs>(acc, wv, xv);
+  }
+  __m256i sums[8];  // lane j of sums[k] <- lane k of pair j (row j % 4, activation j / 4)
+  for (int j = 0; j < 8; ++j) {
+    sums[j] = j / kFloatRowTile < kActs ? _mm256_castps_si256(acc[j / kFloatRowTile][j % kFloatRowTile])
+                                        : _mm256_setzero_si256();
+  }
+  transpose_8x32(sums);
+  __m256 lanes[8];
+  for (int k = 0; k < 8; ++k) lanes[k] = _mm256_castsi256_ps(sums[k]);
+  alignas(32) float result[8];
+  _mm256_store_ps(result, sum_lanes8_each(lanes));
+  for (int a = 0; a < kActs; ++a) {
+    for (int r = 0; r < n_valid_rows; ++r) out[a * out_stride + r] = result[a * kFloatRowTile + r];
+  }
+}
 
 template <typename Row>
 WLLM_AVX2 void gemm_float(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                           int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  const int64_t n8 = n / 8 * 8;
   for (int r0 = 0; r0 < n_rows; r0 += kFloatRowTile) {
     const uint8_t* w[kFloatRowTile];
     tile_pointers(rows, row_stride, r0, n_rows, kFloatRowTile, w);
-    for (int a0 = 0; a0 < n_acts; a0 += kFloatActTile) {
-      const float* x[kFloatActTile];
-      tile_pointers(acts, act_stride, a0, n_acts, kFloatActTile, x);
-      __m256 acc[kFloatRowTile][kFloatActTile];
-      for (auto& row_acc : acc) {
-        for (__m256& a : row_acc) a = _mm256_setzero_ps();
-      }
-      for (int64_t i = 0; i < n8; i += 8) {
-        __m256 wv[kFloatRowTile];
-        #pragma GCC unroll 8
-        for (int r = 0; r < kFloatRowTile; ++r) wv[r] = Row::load8(w[r], i);
-        #pragma GCC unroll 8
-        for (int a = 0; a < kFloatActTile; ++a) {
-          const __m256 xv = _mm256_loadu_ps(x[a] + i);
-          #pragma GCC unroll 8
-          for (int r = 0; r < kFloatRowTile; ++r) acc[r][a] = _mm256_add_ps(acc[r][a], _mm256_mul_ps(wv[r], xv));
-        }
-      }
-      for (int r = 0; r < kFloatRowTile && r0 + r < n_rows; ++r) {
-        for (int a = 0; a < kFloatActTile && a0 + a < n_acts; ++a) {
-          const void* row = w[r];
-          out[(a0 + a) * out_stride + r0 + r] =
-              finish_lanes(acc[r][a], n8, n, [row](int64_t i) { return Row::load1(row, i); }, x[a]);
-        }
-      }
+    const int n_valid_rows = tile_valid(r0, n_rows, kFloatRowTile);
+    int a0 = 0;
+    for (; a0 + 2 <= n_acts; a0 += 2) {
+      const float* x[2];
+      tile_pointers(acts, act_stride, a0, n_acts, 2, x);
+      float_tile<Row, 2>(n, w, x, n_valid_rows, out + a0 * out_stride + r0, out_stride);
+    }
+    if (a0 < n_acts) {
+      const float* x = reinterpret_cast<const float*>(static_cast<const uint8_t*>(acts) + a0 * act_stride);
+      float_tile<Row, 1>(n, w, &x, n_valid_rows, out + a0 * out_stride + r0, out_stride);
     }
   }
 }

@@ -82,15 +82,15 @@ WLLM_AVX512 void gemm_q8_0_family_512(int64_t n, const void* rows, int64_t row_s
         const __m512 dw = _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(wd)));
         for (int a = 0; a < na; ++a) {
           const BlockQ8_0& xb = reinterpret_cast<const BlockQ8_0*>(x0 + a * act_stride)[ib];
-          __m512i sum = _mm512_setzero_si512();
+          __m512i sums[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};  // two chains: half the latency
 #pragma GCC unroll 8
           for (int k = 0; k < 8; ++k) {
             int32_t group;
             std::memcpy(&group, xb.qs + 4 * k, sizeof group);
             const __m512i biased = _mm512_xor_si512(_mm512_set1_epi32(group), bias);  // x + 128, unsigned
-            sum = _mm512_dpbusd_epi32(sum, biased, codes[k]);
+            sums[k % 2] = _mm512_dpbusd_epi32(sums[k % 2], biased, codes[k]);
           }
-          sum = _mm512_sub_epi32(sum, offsets);
+          const __m512i sum = _mm512_sub_epi32(_mm512_add_epi32(sums[0], sums[1]), offsets);
           const __m512 dx = _mm512_cvtph_ps(_mm256_set1_epi16(static_cast<int16_t>(xb.d)));
           const __m512 d = _mm512_mul_ps(dw, dx);
           const __m512 prev = ib < 8 ? _mm512_setzero_ps() : acc[a][ib % 8];
