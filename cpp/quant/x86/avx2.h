@@ -127,6 +127,16 @@ WLLM_AVX2 inline __m256i q5_0_bytes(const BlockQ5_0& b) {
   return _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(16));
 }
 
+// Prefetches block ib of `count` rows. Tiled kernels call it for the next
+// row tile while they compute this one: a tile reads its rows as that many
+// interleaved streams, more than the hardware prefetcher follows, and
+// weights come cold from memory (without it, ~1/3 of the time in big models
+// is spent waiting for them).
+template <typename Block>
+inline void prefetch_rows(const Block* const* rows, int count, int64_t ib) {
+  for (int r = 0; r < count; ++r) _mm_prefetch(reinterpret_cast<const char*>(rows[r] + ib), _MM_HINT_T0);
+}
+
 // The signed codes of a block against Q8_0, one overload per weight format.
 WLLM_AVX2 inline __m256i block_bytes(const BlockQ4_0& b) { return q4_0_bytes(b.qs); }
 WLLM_AVX2 inline __m256i block_bytes(const BlockQ5_0& b) { return q5_0_bytes(b); }

@@ -46,8 +46,9 @@ WLLM_AVX2 void gemm_q8_0_family(int64_t n, const void* rows, int64_t row_stride,
   const int64_t nb = n / kQK;
   const __m256i ones = _mm256_set1_epi16(1);
   for (int r0 = 0; r0 < n_rows; r0 += kRowLanes) {
-    const Block* w[kRowLanes];
+    const Block *w[kRowLanes], *next[kRowLanes];
     tile_pointers(rows, row_stride, r0, n_rows, kRowLanes, w);
+    tile_pointers(rows, row_stride, r0 + kRowLanes < n_rows ? r0 + kRowLanes : r0, n_rows, kRowLanes, next);
     const int n_valid_rows = tile_valid(r0, n_rows, kRowLanes);
     for (int a0 = 0; a0 < n_acts; a0 += kActChunk) {
       const int na = tile_valid(a0, n_acts, kActChunk);
@@ -57,6 +58,7 @@ WLLM_AVX2 void gemm_q8_0_family(int64_t n, const void* rows, int64_t row_stride,
       // not exist (nb < 8) are zeroed after the loop.
       __m256 acc[kActChunk][8];
       for (int64_t ib = 0; ib < nb; ++ib) {
+        if (a0 == 0) prefetch_rows(next, kRowLanes, ib);
         __m256i codes[8], magnitudes[8];  // [k] lane r: codes 4k..4k+3 of row r
         alignas(16) uint16_t wd[kRowLanes];
 #pragma GCC unroll 8
@@ -115,8 +117,9 @@ WLLM_AVX2 void gemm_q4_K(int64_t n, const void* rows, int64_t row_stride, int n_
   const int64_t nb = n / kQK_K;
   const __m256i mask4 = _mm256_set1_epi8(15);
   for (int r0 = 0; r0 < n_rows; r0 += kKRowTile) {
-    const BlockQ4_K* w[kKRowTile];
+    const BlockQ4_K *w[kKRowTile], *next[kKRowTile];
     tile_pointers(rows, row_stride, r0, n_rows, kKRowTile, w);
+    tile_pointers(rows, row_stride, r0 + kKRowTile < n_rows ? r0 + kKRowTile : r0, n_rows, kKRowTile, next);
     for (int a0 = 0; a0 < n_acts; a0 += 8) {
       const BlockQ8_K* x[8];
       tile_pointers(acts, act_stride, a0, n_acts, 8, x);
@@ -125,6 +128,11 @@ WLLM_AVX2 void gemm_q4_K(int64_t n, const void* rows, int64_t row_stride, int n_
         for (__m256& a : row_acc) a = _mm256_setzero_ps();
       }
       for (int64_t ib = 0; ib < nb; ++ib) {
+        if (a0 == 0) {  // a K-quant block spans several cache lines
+          for (int line = 0; line < static_cast<int>(sizeof(w[0][0])); line += 64) {
+            for (int r = 0; r < kKRowTile; ++r) _mm_prefetch(reinterpret_cast<const char*>(next[r] + ib) + line, _MM_HINT_T0);
+          }
+        }
         alignas(32) float xd[8];
         for (int a = 0; a < 8; ++a) xd[a] = x[a][ib].d;
         const __m256 dx = _mm256_load_ps(xd);
@@ -185,8 +193,9 @@ WLLM_AVX2 void gemm_q6_K(int64_t n, const void* rows, int64_t row_stride, int n_
   const int64_t nb = n / kQK_K;
   const __m256i mask4 = _mm256_set1_epi8(15), mask2 = _mm256_set1_epi8(3);
   for (int r0 = 0; r0 < n_rows; r0 += kKRowTile) {
-    const BlockQ6_K* w[kKRowTile];
+    const BlockQ6_K *w[kKRowTile], *next[kKRowTile];
     tile_pointers(rows, row_stride, r0, n_rows, kKRowTile, w);
+    tile_pointers(rows, row_stride, r0 + kKRowTile < n_rows ? r0 + kKRowTile : r0, n_rows, kKRowTile, next);
     for (int a0 = 0; a0 < n_acts; a0 += 8) {
       const BlockQ8_K* x[8];
       tile_pointers(acts, act_stride, a0, n_acts, 8, x);
@@ -195,6 +204,11 @@ WLLM_AVX2 void gemm_q6_K(int64_t n, const void* rows, int64_t row_stride, int n_
         for (__m256& a : row_acc) a = _mm256_setzero_ps();
       }
       for (int64_t ib = 0; ib < nb; ++ib) {
+        if (a0 == 0) {  // a K-quant block spans several cache lines
+          for (int line = 0; line < static_cast<int>(sizeof(w[0][0])); line += 64) {
+            for (int r = 0; r < kKRowTile; ++r) _mm_prefetch(reinterpret_cast<const char*>(next[r] + ib) + line, _MM_HINT_T0);
+          }
+        }
         alignas(32) float xd[8];
         for (int a = 0; a < 8; ++a) xd[a] = x[a][ib].d;
         const __m256 dx = _mm256_load_ps(xd);

@@ -48,8 +48,9 @@ WLLM_AVX512 void gemm_q8_0_family_512(int64_t n, const void* rows, int64_t row_s
   const int64_t nb = n / kQK;
   const __m512i ones8 = _mm512_set1_epi8(1), bias = _mm512_set1_epi8(-128);
   for (int r0 = 0; r0 < n_rows; r0 += kRowLanes) {
-    const Block* w[kRowLanes];
+    const Block *w[kRowLanes], *next[kRowLanes];
     tile_pointers(rows, row_stride, r0, n_rows, kRowLanes, w);
+    tile_pointers(rows, row_stride, r0 + kRowLanes < n_rows ? r0 + kRowLanes : r0, n_rows, kRowLanes, next);
     const __mmask16 valid_rows = static_cast<__mmask16>((1u << tile_valid(r0, n_rows, kRowLanes)) - 1);
     for (int a0 = 0; a0 < n_acts; a0 += kActChunk) {
       const int na = tile_valid(a0, n_acts, kActChunk);
@@ -59,6 +60,7 @@ WLLM_AVX512 void gemm_q8_0_family_512(int64_t n, const void* rows, int64_t row_s
       // not exist (nb < 8) are zeroed after the loop.
       __m512 acc[kActChunk][8];
       for (int64_t ib = 0; ib < nb; ++ib) {
+        if (a0 == 0) prefetch_rows(next, kRowLanes, ib);
         // The tile's codes: [k] lane r = codes 4k..4k+3 of row r (two 8-row
         // transposes side by side).
         __m256i low[8], high[8];
