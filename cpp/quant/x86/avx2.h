@@ -59,16 +59,19 @@ WLLM_AVX2 inline __m256i sum_each(const __m256i v[8]) {
 // Transposes 8 vectors of 8 int32 in place: v[k] lane r <- v[r] lane k.
 WLLM_AVX2 inline void transpose_8x32(__m256i v[8]) {
   __m256i t[8], u[8];
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     t[2 * i] = _mm256_unpacklo_epi32(v[2 * i], v[2 * i + 1]);      // r, r+1 of lanes 0, 1 | 4, 5
     t[2 * i + 1] = _mm256_unpackhi_epi32(v[2 * i], v[2 * i + 1]);  // lanes 2, 3 | 6, 7
   }
+#pragma GCC unroll 2
   for (int i = 0; i < 2; ++i) {
     u[4 * i] = _mm256_unpacklo_epi64(t[4 * i], t[4 * i + 2]);      // rows 4i..4i+3 of lane 0 | 4
     u[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i], t[4 * i + 2]);  // lane 1 | 5
     u[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);  // lane 2 | 6
     u[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);  // lane 3 | 7
   }
+#pragma GCC unroll 4
   for (int k = 0; k < 4; ++k) {
     v[k] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x20);
     v[k + 4] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x31);

@@ -302,7 +302,7 @@ WLLM_AVX2 inline void accumulate(__m256 (&acc)[kActs][kFloatRowTile], const __m2
 }
 
 // A tile of 4 rows x kActs activations (2, or 1 for an odd last one: no
-// wasted pairs for odd head groups). The tail elements go through the same
+// wasted pairs for odd head groups; 3 would not fit AVX2's 16 registers). The tail elements go through the same
 // lane-wise add as a zero-padded vector: the padding adds +0·+0 = +0 to
 // lanes that are never -0 (they start at +0), which changes no bits. The 8
 // (or 4) sums are reduced together: transposed, then sum_lanes8 lane-wise.
@@ -330,16 +330,22 @@ WLLM_AVX2 inline void float_tile(int64_t n, const uint8_t* const* w, const float
     for (int a = 0; a < kActs; ++a) xv[a] = load_tail<F32Row>(x[a], n8, n);
     accumulate<kActs>(acc, wv, xv);
   }
-  __m256i sums[8];  // lane j of sums[k] <- lane k of pair j (row j % 4, activation j / 4)
-  for (int j = 0; j < 8; ++j) {
-    sums[j] = j / kFloatRowTile < kActs ? _mm256_castps_si256(acc[j / kFloatRowTile][j % kFloatRowTile])
-                                        : _mm256_setzero_si256();
+  // Pairs j = a·4 + r, 8 at a time: lane j of sums[k] <- lane k of pair j.
+  alignas(32) float result[8 * ((kActs * kFloatRowTile + 7) / 8)];
+  for (int j0 = 0; j0 < kActs * kFloatRowTile; j0 += 8) {
+    __m256i sums[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) {
+      const int pair = j0 + j;
+      sums[j] = pair < kActs * kFloatRowTile ? _mm256_castps_si256(acc[pair / kFloatRowTile][pair % kFloatRowTile])
+                                             : _mm256_setzero_si256();
+    }
+    transpose_8x32(sums);
+    __m256 lanes[8];
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) lanes[k] = _mm256_castsi256_ps(sums[k]);
+    _mm256_store_ps(result + j0, sum_lanes8_each(lanes));
   }
-  transpose_8x32(sums);
-  __m256 lanes[8];
-  for (int k = 0; k < 8; ++k) lanes[k] = _mm256_castsi256_ps(sums[k]);
-  alignas(32) float result[8];
-  _mm256_store_ps(result, sum_lanes8_each(lanes));
   for (int a = 0; a < kActs; ++a) {
     for (int r = 0; r < n_valid_rows; ++r) out[a * out_stride + r] = result[a * kFloatRowTile + r];
   }
