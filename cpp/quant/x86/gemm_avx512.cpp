@@ -1,5 +1,5 @@
-// AVX-512 tiled kernels for the Q8_0-activation family (Q4_0, Q5_0, Q8_0),
-// with AVX512-VNNI's vpdpbusd (4 byte products summed into each int32 lane).
+// AVX-512 tiled kernels for the Q8_0-activation family (Q4_0, Q5_0, Q8_0)
+// and the K-quants of q4_K_M (Q4_K, Q6_K), with AVX512-VNNI's vpdpbusd (4 byte products summed into each int32 lane).
 // The scheme of the AVX2 kernel (gemm_avx2.cpp), twice as wide: the 16 lanes
 // are 16 weight rows, a block of the 16 rows is decoded once and transposed
 // so that vector k holds elements 4k..4k+3 of every row, and each
@@ -109,6 +109,195 @@ WLLM_AVX512 void gemm_q8_0_family_512(int64_t n, const void* rows, int64_t row_s
   }
 }
 
+
+// ---- K-quants against Q8_K ------------------------------------------------------
+//
+// The same 16-rows-in-lanes scheme per 256-element super-block: each row's
+// codes (unsigned: Q4_K's nibbles, Q6_K's 6-bit values) are transposed into
+// 64 vectors, vector k of a 32-element group holding elements 4k..4k+3 of
+// every row, and met by the activation's bytes broadcast (the signed side of
+// vpdpbusd). Each sub-block's exact sum is then scaled by its row's integer
+// scale (vpmulld); the per-row min (Q4_K) or offset (Q6_K: codes are stored
+// plus 32) terms come from the activation's bsums with vpdpwssd. The float
+// combination is the reference's, lane by lane.
+
+// The 16 rows' 32 codes of one group (8 dwords each, two 8-row halves) as
+// 8 vectors: [k] lane r = dword k of row r.
+WLLM_AVX512 inline void transpose_16_rows(__m256i low[8], __m256i high[8], __m512i* out) {
+  transpose_8x32(low);
+  transpose_8x32(high);
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k) out[k] = _mm512_inserti64x4(_mm512_castsi256_si512(low[k]), high[k], 1);
+}
+
+// Σ over 8 dword groups of codes[k]·(the activation's bytes at x + 4k), per
+// lane: one 32-element group of every row against one activation.
+WLLM_AVX512 inline __m512i group_dot(const __m512i* codes, const int8_t* x, int first, int count) {
+  __m512i sums[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};  // two chains: half the latency
+#pragma GCC unroll 8
+  for (int k = first; k < first + count; ++k) {
+    int32_t group;
+    std::memcpy(&group, x + 4 * k, sizeof group);
+    sums[k % 2] = _mm512_dpbusd_epi32(sums[k % 2], codes[k], _mm512_set1_epi32(group));
+  }
+  return _mm512_add_epi32(sums[0], sums[1]);
+}
+
+// A tile's decoded super-block: codes, integer scales, float scales.
+struct KTile {
+  __m512i codes[8][8];  // [32-element group][dword k], lane r: row r
+  __m512i scale[16];    // int32 sub-block scales (Q4_K: 8 used)
+  __m512i pairs[8];     // int16 pairs against bsums[2i], bsums[2i+1] (Q4_K: m_i twice; Q6_K: sc_2i, sc_2i+1)
+  __m512 d, dmin;       // per row (dmin: Q4_K only)
+};
+
+// Q4_K: group c holds sub-block c (elements 32c..32c+31): nibble c % 2 of
+// qs[32·(c / 2) ..]; sumi = Σ_j sc_j·Σ q·x, summ = Σ_j m_j·(bsums[2j] +
+// bsums[2j+1]); term = (dx·d)·sumi − (dx·dmin)·summ.
+WLLM_AVX512 inline void decode_q4_K(const BlockQ4_K* const* w, int64_t ib, KTile* t) {
+  alignas(64) int32_t scale[8][16], pairs[8][16];
+  alignas(32) uint16_t d[16], dmin[16];
+  for (int r = 0; r < 16; ++r) {
+    const BlockQ4_K& b = w[r][ib];
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) {  // unrolled: k4_scale_min's branch on j folds away
+      int sc, m;
+      k4_scale_min(b.scales, j, &sc, &m);
+      scale[j][r] = sc;
+      pairs[j][r] = m | (m << 16);
+    }
+    d[r] = b.d;
+    dmin[r] = b.dmin;
+  }
+  const __m256i mask4 = _mm256_set1_epi8(15);
+  for (int c = 0; c < 4; ++c) {
+    __m256i lo[2][8], hi[2][8];  // [half of the rows][row]: sub-blocks 2c, 2c + 1
+    for (int r = 0; r < 16; ++r) {
+      const __m256i qs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[r][ib].qs + 32 * c));
+      lo[r / 8][r % 8] = _mm256_and_si256(qs, mask4);
+      hi[r / 8][r % 8] = _mm256_and_si256(_mm256_srli_epi16(qs, 4), mask4);
+    }
+    transpose_16_rows(lo[0], lo[1], t->codes[2 * c]);
+    transpose_16_rows(hi[0], hi[1], t->codes[2 * c + 1]);
+  }
+  for (int j = 0; j < 8; ++j) {
+    t->scale[j] = _mm512_load_si512(scale[j]);
+    t->pairs[j] = _mm512_load_si512(pairs[j]);
+  }
+  t->d = _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(d)));
+  t->dmin = _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(dmin)));
+}
+
+WLLM_AVX512 inline __m512 term_q4_K(const KTile& t, const BlockQ8_K& xb) {
+  __m512i sumi = _mm512_setzero_si512(), summ = _mm512_setzero_si512();
+#pragma GCC unroll 8
+  for (int j = 0; j < 8; ++j) {
+    sumi = _mm512_add_epi32(sumi, _mm512_mullo_epi32(group_dot(t.codes[j], xb.qs + 32 * j, 0, 8), t.scale[j]));
+    int32_t bsum_pair;
+    std::memcpy(&bsum_pair, xb.bsums + 2 * j, sizeof bsum_pair);
+    summ = _mm512_dpwssd_epi32(summ, t.pairs[j], _mm512_set1_epi32(bsum_pair));
+  }
+  const __m512 dx = _mm512_set1_ps(xb.d);
+  const __m512 t1 = _mm512_mul_ps(_mm512_mul_ps(dx, t.d), _mm512_cvtepi32_ps(sumi));
+  const __m512 t2 = _mm512_mul_ps(_mm512_mul_ps(dx, t.dmin), _mm512_cvtepi32_ps(summ));
+  return _mm512_sub_ps(t1, t2);
+}
+
+// Q6_K: group (h, g) holds elements 128h + 32g .. +32 (layout in blocks.h),
+// sub-blocks j = 8h + 2g (dwords 0..3) and j + 1 (dwords 4..7); codes are
+// stored plus 32, so sumi = Σ_j sc_j·Σ q·x − 32·Σ_j sc_j·bsums[j];
+// term = (dx·d)·sumi.
+WLLM_AVX512 inline void decode_q6_K(const BlockQ6_K* const* w, int64_t ib, KTile* t) {
+  alignas(64) int32_t scale[16][16], pairs[8][16];
+  alignas(32) uint16_t d[16];
+  for (int r = 0; r < 16; ++r) {
+    const BlockQ6_K& b = w[r][ib];
+    for (int j = 0; j < 16; ++j) scale[j][r] = b.scales[j];
+    for (int i = 0; i < 8; ++i) {
+      pairs[i][r] = static_cast<int32_t>(static_cast<uint16_t>(b.scales[2 * i]) |
+                                         (static_cast<uint32_t>(static_cast<uint16_t>(b.scales[2 * i + 1])) << 16));
+    }
+    d[r] = b.d;
+  }
+  const __m256i mask4 = _mm256_set1_epi8(15), mask2 = _mm256_set1_epi8(3);
+  for (int h = 0; h < 2; ++h) {
+    for (int g = 0; g < 4; ++g) {
+      __m256i q[2][8];
+      for (int r = 0; r < 16; ++r) {
+        const BlockQ6_K& b = w[r][ib];
+        const __m256i ql = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.ql + 64 * h + 32 * (g & 1)));
+        const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qh + 32 * h));
+        const __m256i low = (g >> 1) ? _mm256_and_si256(_mm256_srli_epi16(ql, 4), mask4) : _mm256_and_si256(ql, mask4);
+        const __m256i high = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * g), mask2);
+        q[r / 8][r % 8] = _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
+      }
+      transpose_16_rows(q[0], q[1], t->codes[4 * h + g]);
+    }
+  }
+  for (int j = 0; j < 16; ++j) t->scale[j] = _mm512_load_si512(scale[j]);
+  for (int i = 0; i < 8; ++i) t->pairs[i] = _mm512_load_si512(pairs[i]);
+  t->d = _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(d)));
+}
+
+WLLM_AVX512 inline __m512 term_q6_K(const KTile& t, const BlockQ8_K& xb) {
+  __m512i sumi = _mm512_setzero_si512(), offset = _mm512_setzero_si512();
+#pragma GCC unroll 8
+  for (int hg = 0; hg < 8; ++hg) {
+    const int j = 2 * hg;  // = 8h + 2g
+    const int8_t* x = xb.qs + 32 * hg;
+    sumi = _mm512_add_epi32(sumi, _mm512_mullo_epi32(group_dot(t.codes[hg], x, 0, 4), t.scale[j]));
+    sumi = _mm512_add_epi32(sumi, _mm512_mullo_epi32(group_dot(t.codes[hg], x, 4, 4), t.scale[j + 1]));
+    int32_t bsum_pair;
+    std::memcpy(&bsum_pair, xb.bsums + 2 * hg, sizeof bsum_pair);
+    offset = _mm512_dpwssd_epi32(offset, t.pairs[hg], _mm512_set1_epi32(bsum_pair));
+  }
+  sumi = _mm512_sub_epi32(sumi, _mm512_slli_epi32(offset, 5));
+  const __m512 d = _mm512_mul_ps(_mm512_set1_ps(xb.d), t.d);
+  return _mm512_mul_ps(d, _mm512_cvtepi32_ps(sumi));
+}
+
+// Decoding a K-quant tile costs about as much as a third of its use by 32
+// activations: a whole batch (64) shares each one.
+constexpr int kKActChunk = 64;
+
+template <typename Block, void (*decode)(const Block* const*, int64_t, KTile*),
+          __m512 (*term)(const KTile&, const BlockQ8_K&)>
+WLLM_AVX512 void gemm_k_512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                            int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  const int64_t nb = n / kQK_K;
+  KTile tile;
+  for (int r0 = 0; r0 < n_rows; r0 += kRowLanes) {
+    const Block *w[kRowLanes], *next[kRowLanes];
+    tile_pointers(rows, row_stride, r0, n_rows, kRowLanes, w);
+    tile_pointers(rows, row_stride, r0 + kRowLanes < n_rows ? r0 + kRowLanes : r0, n_rows, kRowLanes, next);
+    const __mmask16 valid_rows = static_cast<__mmask16>((1u << tile_valid(r0, n_rows, kRowLanes)) - 1);
+    for (int a0 = 0; a0 < n_acts; a0 += kKActChunk) {
+      const int na = tile_valid(a0, n_acts, kKActChunk);
+      const uint8_t* x0 = static_cast<const uint8_t*>(acts) + a0 * act_stride;
+      __m512 acc[kKActChunk][8];  // as in gemm_q8_0_family_512
+      for (int64_t ib = 0; ib < nb; ++ib) {
+        if (a0 == 0) {
+          for (int line = 0; line < static_cast<int>(sizeof(Block)); line += 64) {
+            for (int r = 0; r < kRowLanes; ++r) _mm_prefetch(reinterpret_cast<const char*>(next[r] + ib) + line, _MM_HINT_T0);
+          }
+        }
+        decode(w, ib, &tile);
+        for (int a = 0; a < na; ++a) {
+          const BlockQ8_K& xb = reinterpret_cast<const BlockQ8_K*>(x0 + a * act_stride)[ib];
+          const __m512 prev = ib < 8 ? _mm512_setzero_ps() : acc[a][ib % 8];
+          acc[a][ib % 8] = _mm512_add_ps(prev, term(tile, xb));
+        }
+      }
+      for (int a = 0; a < na; ++a) {
+        for (int64_t j = nb; j < 8; ++j) acc[a][j] = _mm512_setzero_ps();
+      }
+      for (int a = 0; a < na; ++a) {
+        _mm512_mask_storeu_ps(out + (a0 + a) * out_stride + r0, valid_rows, sum_lanes8_each_512(acc[a]));
+      }
+    }
+  }
+}
+
 void gemm_q4_0_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
   gemm_q8_0_family_512<BlockQ4_0>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
@@ -120,6 +309,16 @@ void gemm_q5_0_avx512(int64_t n, const void* rows, int64_t row_stride, int n_row
 void gemm_q8_0_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
   gemm_q8_0_family_512<BlockQ8_0>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q4_K_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                      int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_k_512<BlockQ4_K, decode_q4_K, term_q4_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out,
+                                                out_stride);
+}
+void gemm_q6_K_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                      int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_k_512<BlockQ6_K, decode_q6_K, term_q6_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out,
+                                                out_stride);
 }
 
 }  // namespace
@@ -142,6 +341,8 @@ const DotKernel* avx512_dot_kernels(size_t* count) {
       if (k.type == TensorType::kQ4_0) k.gemm = avx2::gemm_q4_0_avx512;
       if (k.type == TensorType::kQ5_0) k.gemm = avx2::gemm_q5_0_avx512;
       if (k.type == TensorType::kQ8_0) k.gemm = avx2::gemm_q8_0_avx512;
+      if (k.type == TensorType::kQ4_K) k.gemm = avx2::gemm_q4_K_avx512;
+      if (k.type == TensorType::kQ6_K) k.gemm = avx2::gemm_q6_K_avx512;
     }
     return list;
   }();
