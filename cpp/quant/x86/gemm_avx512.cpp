@@ -1,5 +1,6 @@
-// AVX-512 tiled kernels for the Q8_0-activation family (Q4_0, Q5_0, Q8_0)
-// and the K-quants of q4_K_M (Q4_K, Q6_K), with AVX512-VNNI's vpdpbusd (4 byte products summed into each int32 lane).
+// AVX-512 tiled kernels: float weights (F32, F16, BF16), the Q8_0-activation
+// family (Q4_0, Q5_0, Q8_0) and the K-quants of q4_K_M (Q4_K, Q6_K), the
+// quantized ones with AVX512-VNNI's vpdpbusd (4 byte products summed into each int32 lane).
 // The scheme of the AVX2 kernel (gemm_avx2.cpp), twice as wide: the 16 lanes
 // are 16 weight rows, a block of the 16 rows is decoded once and transposed
 // so that vector k holds elements 4k..4k+3 of every row, and each
@@ -23,6 +24,7 @@
 // undefined registers, which -Wmaybe-uninitialized reports (a known false
 // positive of that header, not of this code).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include "quant/gemm_tile.h"
 #include "quant/x86/avx2.h"
@@ -298,6 +300,136 @@ WLLM_AVX512 void gemm_k_512(int64_t n, const void* rows, int64_t row_stride, int
   }
 }
 
+
+// ---- Float weights against F32 --------------------------------------------------
+//
+// The reference's 8 lanes per (row, activation) pair (element i in lane
+// i % 8), two pairs per 512-bit vector: the low half for row 2p, the high
+// half for row 2p + 1, against the same activation broadcast to both
+// halves. A tile of 8 rows x kActs activations keeps 4·kActs vectors, more
+// than AVX2's 16 registers allow, so each converted row serves 4 activations.
+
+// [lo | hi], and 8 floats in both halves (AVX512F's 64-bit-lane moves: the
+// 32-bit-lane forms need AVX512DQ).
+WLLM_AVX512 inline __m512 join_halves(__m256 lo, __m256 hi) {
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1));
+}
+WLLM_AVX512 inline __m512 both_halves(const float* x) {
+  return _mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_castps_pd(_mm256_loadu_ps(x))));
+}
+WLLM_AVX512 inline __m256 high_half(__m512 v) { return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)); }
+
+struct F32Rows {
+  using Element = float;
+  // Elements i..i+7 of rows a (low half) and b (high half) as floats.
+  WLLM_AVX512 static __m512 load2(const void* a, const void* b, int64_t i) {
+    return join_halves(_mm256_loadu_ps(static_cast<const float*>(a) + i), _mm256_loadu_ps(static_cast<const float*>(b) + i));
+  }
+};
+struct F16Rows {
+  using Element = uint16_t;
+  WLLM_AVX512 static __m512 load2(const void* a, const void* b, int64_t i) {
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(a) + i));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(b) + i));
+    return _mm512_cvtph_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));  // exact
+  }
+};
+struct BF16Rows {
+  using Element = uint16_t;
+  WLLM_AVX512 static __m512 load2(const void* a, const void* b, int64_t i) {
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(a) + i));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(b) + i));
+    const __m512i wide = _mm512_cvtepu16_epi32(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));  // bf16 is the top half of an f32
+  }
+};
+
+constexpr int kFloatRows = 8;
+
+// Elements i..n (fewer than 8) of a row, zero-padded to 8.
+template <typename Element>
+inline void copy_tail(const void* row, int64_t i, int64_t n, Element* padded) {
+  for (int k = 0; k < 8; ++k) padded[k] = Element{};
+  std::memcpy(padded, static_cast<const Element*>(row) + i, static_cast<size_t>(n - i) * sizeof(Element));
+}
+
+// One tile; the tail goes through the same lane-wise add as a zero-padded
+// vector (+0·+0 into lanes that are never -0: no bits change), and each
+// activation's 8 row sums are reduced together (transpose, sum_lanes8).
+template <typename Rows, int kActs>
+WLLM_AVX512 void float_tile_512(int64_t n, const uint8_t* const* w, const float* const* x, __mmask8 valid_rows,
+                                float* out, int64_t out_stride) {
+  const int64_t n8 = n / 8 * 8;
+  __m512 acc[kFloatRows / 2][kActs];
+#pragma GCC unroll 4
+  for (int p = 0; p < kFloatRows / 2; ++p) {
+#pragma GCC unroll 4
+    for (int a = 0; a < kActs; ++a) acc[p][a] = _mm512_setzero_ps();
+  }
+  for (int64_t i = 0; i < n8; i += 8) {
+    __m512 xv[kActs];
+#pragma GCC unroll 4
+    for (int a = 0; a < kActs; ++a) xv[a] = both_halves(x[a] + i);
+#pragma GCC unroll 4
+    for (int p = 0; p < kFloatRows / 2; ++p) {
+      const __m512 wv = Rows::load2(w[2 * p], w[2 * p + 1], i);
+#pragma GCC unroll 4
+      for (int a = 0; a < kActs; ++a) acc[p][a] = _mm512_add_ps(acc[p][a], _mm512_mul_ps(wv, xv[a]));
+    }
+  }
+  if (n8 < n) {
+    typename Rows::Element wt[kFloatRows][8];
+    float xt[kActs][8];
+    for (int r = 0; r < kFloatRows; ++r) copy_tail(w[r], n8, n, wt[r]);
+    for (int a = 0; a < kActs; ++a) copy_tail(x[a], n8, n, xt[a]);
+    for (int p = 0; p < kFloatRows / 2; ++p) {
+      const __m512 wv = Rows::load2(wt[2 * p], wt[2 * p + 1], 0);
+      for (int a = 0; a < kActs; ++a) {
+        acc[p][a] = _mm512_add_ps(acc[p][a], _mm512_mul_ps(wv, both_halves(xt[a])));
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int a = 0; a < kActs; ++a) {
+    __m256i sums[8];  // row r's 8 lanes, then transposed: lane r of sums[k] <- lane k of row r
+#pragma GCC unroll 4
+    for (int p = 0; p < kFloatRows / 2; ++p) {
+      sums[2 * p] = _mm256_castps_si256(_mm512_castps512_ps256(acc[p][a]));
+      sums[2 * p + 1] = _mm256_castps_si256(high_half(acc[p][a]));
+    }
+    transpose_8x32(sums);
+    __m256 lanes[8];
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) lanes[k] = _mm256_castsi256_ps(sums[k]);
+    _mm256_mask_storeu_ps(out + a * out_stride, valid_rows, sum_lanes8_each(lanes));
+  }
+}
+
+template <typename Rows>
+WLLM_AVX512 void gemm_float_512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                                int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  for (int r0 = 0; r0 < n_rows; r0 += kFloatRows) {
+    const uint8_t* w[kFloatRows];
+    tile_pointers(rows, row_stride, r0, n_rows, kFloatRows, w);
+    const __mmask8 valid_rows = static_cast<__mmask8>((1u << tile_valid(r0, n_rows, kFloatRows)) - 1);
+    float* tile_out = out + r0;
+    int a0 = 0;
+    for (; a0 + 4 <= n_acts; a0 += 4) {
+      const float* x[4];
+      tile_pointers(acts, act_stride, a0, n_acts, 4, x);
+      float_tile_512<Rows, 4>(n, w, x, valid_rows, tile_out + a0 * out_stride, out_stride);
+    }
+    const float* x[3];
+    tile_pointers(acts, act_stride, a0, n_acts, 3, x);
+    switch (n_acts - a0) {  // the last 1..3 activations: no wasted pairs
+      case 3: float_tile_512<Rows, 3>(n, w, x, valid_rows, tile_out + a0 * out_stride, out_stride); break;
+      case 2: float_tile_512<Rows, 2>(n, w, x, valid_rows, tile_out + a0 * out_stride, out_stride); break;
+      case 1: float_tile_512<Rows, 1>(n, w, x, valid_rows, tile_out + a0 * out_stride, out_stride); break;
+      default: break;
+    }
+  }
+}
+
 void gemm_q4_0_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
   gemm_q8_0_family_512<BlockQ4_0>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
@@ -309,6 +441,18 @@ void gemm_q5_0_avx512(int64_t n, const void* rows, int64_t row_stride, int n_row
 void gemm_q8_0_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
   gemm_q8_0_family_512<BlockQ8_0>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_f32_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                     int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_float_512<F32Rows>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_f16_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                     int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_float_512<F16Rows>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_bf16_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                      int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_float_512<BF16Rows>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 void gemm_q4_K_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
@@ -342,6 +486,9 @@ const DotKernel* avx512_dot_kernels(size_t* count) {
       if (k.type == TensorType::kQ5_0) k.gemm = avx2::gemm_q5_0_avx512;
       if (k.type == TensorType::kQ8_0) k.gemm = avx2::gemm_q8_0_avx512;
       if (k.type == TensorType::kQ4_K) k.gemm = avx2::gemm_q4_K_avx512;
+      if (k.type == TensorType::kF32) k.gemm = avx2::gemm_f32_avx512;
+      if (k.type == TensorType::kF16) k.gemm = avx2::gemm_f16_avx512;
+      if (k.type == TensorType::kBF16) k.gemm = avx2::gemm_bf16_avx512;
       if (k.type == TensorType::kQ6_K) k.gemm = avx2::gemm_q6_K_avx512;
     }
     return list;
