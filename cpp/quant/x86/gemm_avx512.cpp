@@ -1,18 +1,18 @@
-// AVX-512 tiled kernels: float weights (F32, F16, BF16), the Q8_0-activation
-// family (Q4_0, Q5_0, Q8_0) and the K-quants of q4_K_M (Q4_K, Q6_K), the
-// quantized ones with AVX512-VNNI's vpdpbusd (4 byte products summed into each int32 lane).
-// The scheme of the AVX2 kernel (gemm_avx2.cpp), twice as wide: the 16 lanes
-// are 16 weight rows, a block of the 16 rows is decoded once and transposed
-// so that vector k holds elements 4k..4k+3 of every row, and each
-// activation's 4-byte groups are broadcast to all lanes. vpdpbusd wants one
-// unsigned side: the activations go in plus 128 (x ^ 0x80, which the
-// broadcast load folds into an xor), the codes signed, and 128·Σ codes per
-// row is taken off: Σ (x + 128)·q − 128·Σ q = Σ x·q, exact in int32. Then
-// term = (d_w·d_x)·sum goes into the accumulator of (activation, block % 8)
-// lane by lane: the reference's float operations, so every output is the
-// dot's bits.
-//
-// Every other type keeps its AVX2 kernels; avx512_dot_kernels() is the AVX2
+// AVX-512 tiled kernels (AVX512F/BW/VL + VNNI, chosen at run time like the
+// AVX2 ones): the schemes of gemm_avx2.cpp with 16 lanes, for the types
+// where that pays. Every output is bit for bit the dot kernel's.
+//  - Q4_0, Q5_0, Q8_0: the 16 lanes are 16 weight rows; a block of the 16
+//    rows is decoded once and transposed so that vector k holds elements
+//    4k..4k+3 of every row, and each activation's 4-byte groups are
+//    broadcast to all lanes. vpdpbusd (4 byte products summed into each
+//    int32 lane) wants one unsigned side: the activations go in plus 128
+//    (x ^ 0x80, an xor with the broadcast load folded in), the codes signed,
+//    and 128·Σ codes per row is taken off: Σ (x + 128)·q − 128·Σ q = Σ x·q,
+//    exact in int32. Then term = (d_w·d_x)·sum goes into the accumulator of
+//    (activation, block % 8) lane by lane: the reference's float operations.
+//  - Q4_K, Q6_K: the same per 256-element super-block (see below).
+//  - F32, F16, BF16: two 8-lane (row, activation) accumulators per vector.
+// Every other type keeps its AVX2 kernels: avx512_dot_kernels() is the AVX2
 // list with these gemms in place.
 #include "quant/kernels.h"
 
@@ -31,8 +31,10 @@
 
 #define WLLM_AVX512 __attribute__((target("avx2,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
 
-namespace wllm::avx2 {
+namespace wllm::avx512 {
 namespace {
+
+using namespace avx2;  // block decoding and transposes shared with the AVX2 kernels
 
 constexpr int kRowLanes = 16;  // weight rows per tile (one per 32-bit lane)
 constexpr int kActChunk = 32;  // activations sharing one decoded tile
@@ -466,7 +468,7 @@ void gemm_q6_K_avx512(int64_t n, const void* rows, int64_t row_stride, int n_row
 }
 
 }  // namespace
-}  // namespace wllm::avx2
+}  // namespace wllm::avx512
 
 namespace wllm {
 
@@ -482,14 +484,14 @@ const DotKernel* avx512_dot_kernels(size_t* count) {
     const DotKernel* avx2 = avx2_dot_kernels(&n);
     list.assign(avx2, avx2 + n);
     for (DotKernel& k : list) {
-      if (k.type == TensorType::kQ4_0) k.gemm = avx2::gemm_q4_0_avx512;
-      if (k.type == TensorType::kQ5_0) k.gemm = avx2::gemm_q5_0_avx512;
-      if (k.type == TensorType::kQ8_0) k.gemm = avx2::gemm_q8_0_avx512;
-      if (k.type == TensorType::kQ4_K) k.gemm = avx2::gemm_q4_K_avx512;
-      if (k.type == TensorType::kF32) k.gemm = avx2::gemm_f32_avx512;
-      if (k.type == TensorType::kF16) k.gemm = avx2::gemm_f16_avx512;
-      if (k.type == TensorType::kBF16) k.gemm = avx2::gemm_bf16_avx512;
-      if (k.type == TensorType::kQ6_K) k.gemm = avx2::gemm_q6_K_avx512;
+      if (k.type == TensorType::kQ4_0) k.gemm = avx512::gemm_q4_0_avx512;
+      if (k.type == TensorType::kQ5_0) k.gemm = avx512::gemm_q5_0_avx512;
+      if (k.type == TensorType::kQ8_0) k.gemm = avx512::gemm_q8_0_avx512;
+      if (k.type == TensorType::kQ4_K) k.gemm = avx512::gemm_q4_K_avx512;
+      if (k.type == TensorType::kF32) k.gemm = avx512::gemm_f32_avx512;
+      if (k.type == TensorType::kF16) k.gemm = avx512::gemm_f16_avx512;
+      if (k.type == TensorType::kBF16) k.gemm = avx512::gemm_bf16_avx512;
+      if (k.type == TensorType::kQ6_K) k.gemm = avx512::gemm_q6_K_avx512;
     }
     return list;
   }();
