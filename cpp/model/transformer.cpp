@@ -23,7 +23,7 @@ Transformer::Transformer(const ModelConfig& c, const ModelWeights& w, int n_ctx,
   k_.resize(B * c.kv_dim());
   v_.resize(B * c.kv_dim());
   att_out_.resize(B * c.q_dim());
-  att_.resize(static_cast<size_t>(pool.size()) * n_ctx);
+  att_.resize(static_cast<size_t>(pool.size()) * (c.n_heads / c.n_kv_heads) * n_ctx);
   hb_.resize(B * c.ffn_dim);
   hb2_.resize(B * c.ffn_dim);
   logits_.resize(B * c.n_vocab);
@@ -40,7 +40,7 @@ int64_t Transformer::plan_kv_cache_bytes(const ModelConfig& c, int n_ctx) {
 int64_t Transformer::plan_buffer_bytes(const ModelConfig& c, int n_ctx, int n_threads) {
   const int64_t per_token = c.dim + std::max(c.dim, c.q_dim()) + 2 * c.q_dim() + 2 * c.kv_dim() + 2 * c.ffn_dim +
                             c.n_vocab + c.rope_dims;
-  const int64_t floats = kMaxBatch * per_token + static_cast<int64_t>(n_threads) * n_ctx;
+  const int64_t floats = kMaxBatch * per_token + static_cast<int64_t>(n_threads) * (c.n_heads / c.n_kv_heads) * n_ctx;
   return floats * static_cast<int64_t>(sizeof(float)) +
          ActivationCache::plan_bytes(std::max({c.dim, c.q_dim(), c.ffn_dim}), kMaxBatch);
 }
@@ -70,9 +70,8 @@ const float* Transformer::forward_batch(const int32_t* tokens, int n, int pos, b
 
     // Attention block: h = x + Wo · attention(rope(Wq·xn), rope(Wk·xn), Wv·xn)
     for (int t = 0; t < n; ++t) rmsnorm(row(xb_, dim, t), row(x_, dim, t), L.attn_norm.f32(), dim, c.rms_eps);
-    matmul(L.wq, xb_.data(), n, q_.data(), acts_, pool_);
-    matmul(L.wk, xb_.data(), n, k_.data(), acts_, pool_);
-    matmul(L.wv, xb_.data(), n, v_.data(), acts_, pool_);
+    const MatmulJob qkv[] = {{&L.wq, q_.data()}, {&L.wk, k_.data()}, {&L.wv, v_.data()}};
+    matmul_shared(qkv, 3, xb_.data(), n, acts_, pool_);
     for (int t = 0; t < n; ++t) {
       float *q = row(q_, q_dim, t), *k = row(k_, kv_dim, t), *v = row(v_, kv_dim, t);
       if (L.bq.present()) {
@@ -83,11 +82,12 @@ const float* Transformer::forward_batch(const int32_t* tokens, int n, int pos, b
       const float* cs = row(rope_cs_, c.rope_dims, t);
       rope_apply(rope_, cs, q, c.n_heads, c.head_dim);
       rope_apply(rope_, cs, k, c.n_kv_heads, c.head_dim);
-      // Store this position's key and value in the cache (f16).
+      // Store this position's key and value in the cache (f16; values transposed).
       const int64_t slot = (static_cast<int64_t>(l) * n_ctx_ + pos + t) * kv_dim;
+      uint16_t* value_column = value_cache_.data() + static_cast<int64_t>(l) * kv_dim * n_ctx_ + pos + t;
       for (int i = 0; i < kv_dim; ++i) {
         key_cache_[slot + i] = f32_to_f16(k[i]);
-        value_cache_[slot + i] = f32_to_f16(v[i]);
+        value_column[static_cast<int64_t>(i) * n_ctx_] = f32_to_f16(v[i]);
       }
     }
     attention(l, n, pos);
@@ -96,8 +96,8 @@ const float* Transformer::forward_batch(const int32_t* tokens, int n, int pos, b
 
     // Feed-forward block: x = x + W_down · (silu(W_gate·xn) ⊙ (W_up·xn))
     for (int t = 0; t < n; ++t) rmsnorm(row(xb_, dim, t), row(x_, dim, t), L.ffn_norm.f32(), dim, c.rms_eps);
-    matmul(L.w_gate, xb_.data(), n, hb_.data(), acts_, pool_);
-    matmul(L.w_up, xb_.data(), n, hb2_.data(), acts_, pool_);
+    const MatmulJob gate_up[] = {{&L.w_gate, hb_.data()}, {&L.w_up, hb2_.data()}};
+    matmul_shared(gate_up, 2, xb_.data(), n, acts_, pool_);
     swiglu(hb_.data(), hb2_.data(), static_cast<int64_t>(n) * ffn);
     matmul(L.w_down, hb_.data(), n, xb_.data(), acts_, pool_);
     for (int t = 0; t < n; ++t) add_to(row(x_, dim, t), row(xb_, dim, t), dim);
@@ -113,35 +113,39 @@ const float* Transformer::forward_batch(const int32_t* tokens, int n, int pos, b
 // For each token t of the batch (position p = pos + t):
 // att_out[t, h] = Σ_{u<=p} softmax_u(q_{t,h} · k_u / √d) · v_u,
 // with query head h reading key-value head h / (n_heads / n_kv_heads).
-// Work is split by (token, head) pairs; each is computed whole by one thread.
+// Both products go through the f16 tiled kernel (gemm): the scores with the
+// keys as rows and the group's query heads as activations, the weighted sum
+// with the value dimensions as rows (the value cache is stored transposed,
+// so each is a contiguous row over positions) and the group's
+// probabilities as activations. Each value is therefore a dot with the fixed
+// 8-lane order, whatever the batch. Work is split by (token, kv head) pairs;
+// each is computed whole by one thread.
 void Transformer::attention(int layer, int n, int pos) {
   const ModelConfig& c = config_;
-  const int group = c.n_heads / c.n_kv_heads;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
-  const int64_t layer_base = static_cast<int64_t>(layer) * n_ctx_ * c.kv_dim();
-  const DotFn f16_dot = type_traits(TensorType::kF16).dot;
+  const int group = c.n_heads / c.n_kv_heads, head_dim = c.head_dim, kv_dim = c.kv_dim();
+  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  const TypeTraits& f16 = type_traits(TensorType::kF16);
+  const uint16_t* keys = key_cache_.data() + static_cast<int64_t>(layer) * n_ctx_ * kv_dim;      // (n_ctx, kv_dim)
+  const uint16_t* values = value_cache_.data() + static_cast<int64_t>(layer) * kv_dim * n_ctx_;  // (kv_dim, n_ctx)
   pool_.run([&](int ith, int nth) {
-    float* att = att_.data() + static_cast<int64_t>(ith) * n_ctx_;
+    float* att = att_.data() + static_cast<int64_t>(ith) * group * n_ctx_;  // (group, n_ctx)
     int64_t begin, end;
-    split_range(static_cast<int64_t>(n) * c.n_heads, ith, nth, &begin, &end);
+    split_range(static_cast<int64_t>(n) * c.n_kv_heads, ith, nth, &begin, &end);
     for (int64_t item = begin; item < end; ++item) {
-      const int t = static_cast<int>(item / c.n_heads), h = static_cast<int>(item % c.n_heads);
+      const int t = static_cast<int>(item / c.n_kv_heads), g = static_cast<int>(item % c.n_kv_heads);
       const int p = pos + t;
-      const float* q = q_.data() + static_cast<int64_t>(t) * c.q_dim() + static_cast<int64_t>(h) * c.head_dim;
-      const int64_t kv_off = static_cast<int64_t>(h / group) * c.head_dim;
-      for (int u = 0; u <= p; ++u) {
-        // The f16 row kernel computes exactly dot_f32(q, f32(k)), faster.
-        const uint16_t* k = key_cache_.data() + layer_base + static_cast<int64_t>(u) * c.kv_dim() + kv_off;
-        att[u] = f16_dot(c.head_dim, k, q) * scale;
+      const int64_t head0 = static_cast<int64_t>(g) * group * head_dim;  // the group's first query head
+      // att[h, u] = q_h · k_u / √d, then softmax over u <= p.
+      gemm(f16, head_dim, keys + static_cast<int64_t>(g) * head_dim, kv_dim * 2, p + 1,
+           q_.data() + static_cast<int64_t>(t) * c.q_dim() + head0, head_dim * 4, group, att, n_ctx_);
+      for (int h = 0; h < group; ++h) {
+        float* a = att + static_cast<int64_t>(h) * n_ctx_;
+        for (int u = 0; u <= p; ++u) a[u] *= scale;
+        softmax(a, p + 1);
       }
-      softmax(att, p + 1);
-      float* out = att_out_.data() + static_cast<int64_t>(t) * c.q_dim() + static_cast<int64_t>(h) * c.head_dim;
-      std::fill(out, out + c.head_dim, 0.0f);
-      for (int u = 0; u <= p; ++u) {
-        const uint16_t* v = value_cache_.data() + layer_base + static_cast<int64_t>(u) * c.kv_dim() + kv_off;
-        const float pu = att[u];
-        for (int i = 0; i < c.head_dim; ++i) out[i] += pu * f16_to_f32(v[i]);
-      }
+      // out[h, i] = Σ_u att[h, u] · v_u[i]: row i of the transposed values.
+      gemm(f16, p + 1, values + static_cast<int64_t>(g) * head_dim * n_ctx_, n_ctx_ * 2, head_dim, att, n_ctx_ * 4,
+           group, att_out_.data() + static_cast<int64_t>(t) * c.q_dim() + head0, head_dim);
     }
   });
 }

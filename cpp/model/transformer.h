@@ -22,8 +22,11 @@ class Transformer {
   int n_ctx() const { return n_ctx_; }
 
   // Tokens evaluated together at most: prompt tokens are fed in batches so
-  // each weight row is read once per batch, not once per token.
-  static constexpr int kMaxBatch = 32;
+  // each weight row is read and decoded once per batch, not once per token.
+  // 64 rather than 32: ~8% faster prefill (fewer per-call overheads: the
+  // activation conversion, thread hand-offs, tile decoding), for 32 more rows
+  // in each activation buffer (logits: 32 · n_vocab floats more).
+  static constexpr int kMaxBatch = 64;
 
   // Runs token `token` at position `pos` (0 <= pos < n_ctx) and returns the
   // next-token logits (n_vocab floats, valid until the next call). Positions
@@ -58,7 +61,7 @@ class Transformer {
   std::vector<float> k_;        // (B, kv_dim) keys of these positions
   std::vector<float> v_;        // (B, kv_dim) values of these positions
   std::vector<float> att_out_;  // (B, q_dim) attention output, before wo
-  std::vector<float> att_;      // (n_threads, n_ctx) softmax scratch per thread
+  std::vector<float> att_;      // (n_threads, n_heads / n_kv_heads, n_ctx) scores of a head group, per thread
   std::vector<float> hb_;       // (B, ffn_dim) gate, then silu(gate)·up
   std::vector<float> hb2_;      // (B, ffn_dim) up
   std::vector<float> logits_;   // (B, n_vocab)
@@ -67,7 +70,7 @@ class Transformer {
 
   // KV cache in f16: half the memory of f32, like llama.cpp's default.
   std::vector<uint16_t> key_cache_;    // (layer, n_ctx, kv_dim) f16
-  std::vector<uint16_t> value_cache_;  // (layer, n_ctx, kv_dim) f16
+  std::vector<uint16_t> value_cache_;  // (layer, kv_dim, n_ctx) f16, transposed: a row per value dimension
 };
 
 }  // namespace wllm

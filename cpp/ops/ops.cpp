@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/math.h"
+#include "quant/kernels.h"
 
 namespace wllm {
 
@@ -26,17 +27,12 @@ void rmsnorm(float* out, const float* x, const float* w, int64_t n, float eps) {
 void softmax(float* x, int64_t n) {
   float max = x[0];
   for (int64_t i = 1; i < n; ++i) max = std::max(max, x[i]);
-  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t i = 0; i < n; ++i) {
-    x[i] = exp_f32(x[i] - max);
-    acc[i & 7] += x[i];
-  }
-  const float inv = 1.0f / sum_lanes8(acc);
+  const float inv = 1.0f / math_kernels().exp_shifted_sum(x, n, max);
   for (int64_t i = 0; i < n; ++i) x[i] *= inv;
 }
 
 void swiglu(float* gate, const float* up, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) gate[i] = silu_f32(gate[i]) * up[i];
+  math_kernels().swiglu(gate, up, n);
 }
 
 void add_to(float* y, const float* x, int64_t n) {
@@ -63,16 +59,44 @@ void matvec(const Tensor& w, const float* x, float* out, ActivationCache& acts, 
 }
 
 void matmul(const Tensor& w, const float* x, int64_t n_rows, float* out, ActivationCache& acts, ThreadPool& pool) {
-  const int64_t n = w.cols(), rows = w.rows(), stride = w.row_size();
+  const MatmulJob job{&w, out};
+  matmul_shared(&job, 1, x, n_rows, acts, pool);
+}
+
+void matmul_shared(const MatmulJob* jobs, int n_jobs, const float* x, int64_t n_rows, ActivationCache& acts,
+                   ThreadPool& pool) {
+  const TypeTraits& first = *jobs[0].w->traits;
+  for (int j = 1; j < n_jobs; ++j) {
+    if (jobs[j].w->traits->act_type != first.act_type || jobs[j].w->cols() != jobs[0].w->cols()) {
+      for (int k = 0; k < n_jobs; ++k) matmul_shared(jobs + k, 1, x, n_rows, acts, pool);  // formats differ
+      return;
+    }
+  }
+  const int64_t n = jobs[0].w->cols();
   int64_t act_stride = 0;
-  const uint8_t* act = acts.convert(x, n, n_rows, *w.traits, &act_stride);
-  const DotFn dot = w.traits->dot;
+  const uint8_t* act = acts.convert(x, n, n_rows, first, &act_stride);
+  int64_t total_rows = 0;
+  for (int j = 0; j < n_jobs; ++j) total_rows += jobs[j].w->rows();
   pool.run([&](int ith, int nth) {
+    // This thread's rows of all the weights, stacked in job order.
     int64_t begin, end;
-    split_range(rows, ith, nth, &begin, &end);
-    for (int64_t r = begin; r < end; ++r) {
-      const uint8_t* row = w.data + r * stride;  // stays in cache for all n_rows dots
-      for (int64_t t = 0; t < n_rows; ++t) out[t * rows + r] = dot(n, row, act + t * act_stride);
+    split_range(total_rows, ith, nth, &begin, &end);
+    int64_t job_first_row = 0;
+    for (int j = 0; j < n_jobs && begin < end; ++j) {
+      const Tensor& w = *jobs[j].w;
+      const int64_t rows = w.rows(), stride = w.row_size();
+      const int64_t lo = std::max(begin, job_first_row) - job_first_row;
+      const int64_t hi = std::min(end, job_first_row + rows) - job_first_row;
+      job_first_row += rows;
+      if (lo >= hi) continue;
+      float* out = jobs[j].out;
+      if (n_rows == 1) {  // decode: one dot per row
+        for (int64_t r = lo; r < hi; ++r) out[r] = w.traits->dot(n, w.data + r * stride, act);
+        continue;
+      }
+      // A batch: the tiled kernel decodes each weight block once for several tokens.
+      gemm(*w.traits, n, w.data + lo * stride, stride, static_cast<int>(hi - lo), act, act_stride,
+           static_cast<int>(n_rows), out + lo, rows);
     }
   });
 }

@@ -52,6 +52,18 @@ void matvec(const Tensor& w, const float* x, float* out, ActivationCache& acts, 
 // out value is the same dot matvec computes, bit for bit.
 void matmul(const Tensor& w, const float* x, int64_t n_rows, float* out, ActivationCache& acts, ThreadPool& pool);
 
+// One product of several that share their input: out = W·x (layout as matmul).
+struct MatmulJob {
+  const Tensor* w;
+  float* out;
+};
+// matmul for each job, with the input converted once (when the weights take
+// the same activation format) and the rows of all the weights split across
+// the threads in one pass: fewer conversions and thread hand-offs for
+// Q/K/V and gate/up. Each value is the one matmul computes.
+void matmul_shared(const MatmulJob* jobs, int n_jobs, const float* x, int64_t n_rows, ActivationCache& acts,
+                   ThreadPool& pool);
+
 // Dequantizes row `r` of w into out (w.cols() floats): embedding lookup.
 void get_row(const Tensor& w, int64_t r, float* out);
 

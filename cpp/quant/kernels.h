@@ -1,29 +1,64 @@
-// ISA-specific kernels that take the place of a type's reference `dot` in the
-// traits table. Each must give exactly the reference's bits (see the numerics
-// contract in traits.h); tests/cpp/kernels_test.cpp checks that they do.
+// ISA-specific kernels that take the place of a type's reference `dot` and
+// `gemm` in the traits table. Each must give exactly the reference's bits (see
+// the numerics contract in traits.h); tests/cpp/kernels_test.cpp checks that
+// they do, gemm against dot for every (row, activation) pair.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "quant/traits.h"
 
 namespace wllm {
 
+// One type's kernels in one ISA. A new ISA lists a row per type it speeds
+// up; any column may stay null (the table keeps the reference's), except
+// that a row with a dot and no gemm makes matmul loop that dot.
 struct DotKernel {
   TensorType type;
   DotFn dot;
+  GemmFn gemm = nullptr;
+  FromFloatFn from_float = nullptr;  // activation formats (Q8_0, Q8_K)
 };
 
 // The AVX2 (+F16C) kernels, or an empty list when this CPU or build has none.
 const DotKernel* avx2_dot_kernels(size_t* count);
+// AVX-512 (F, BW, VL, VNNI): the AVX2 list with wider tiled kernels where
+// they pay, or an empty list when this CPU or build has none.
+const DotKernel* avx512_dot_kernels(size_t* count);
 // The wasm SIMD128 kernels, or an empty list when built without -msimd128.
 const DotKernel* simd128_dot_kernels(size_t* count);
 // The aarch64 NEON kernels, or an empty list when not built for aarch64.
 const DotKernel* neon_dot_kernels(size_t* count);
 
-// The kernels the traits table uses on this machine, and their ISA's name
-// ("avx2", "simd128", "neon", or "reference" when there are none or WLLM_KERNELS=ref
-// is set).
+// Elementwise math of the forward pass that an ISA may speed up. Each must
+// give exactly the bits of the reference (ref::swiglu, ref::exp_shifted_sum):
+// core/math.h's exp and silu are lane-wise steps, so vectors of them agree.
+struct MathKernels {
+  // gate[i] = silu(gate[i]) · up[i] for i < n.
+  void (*swiglu)(float* gate, const float* up, int64_t n);
+  // x[i] = e^(x[i] − max) for i < n; returns Σ x[i] summed with element i in
+  // lane i % 8 and reduced by sum_lanes8 (softmax's denominator).
+  float (*exp_shifted_sum)(float* x, int64_t n, float max);
+};
+const MathKernels* avx2_math_kernels();     // null when this CPU or build has none
+const MathKernels* simd128_math_kernels();  // null when built without -msimd128
+// The active ISA's math kernels, or the reference ones.
+const MathKernels& math_kernels();
+
+// Every ISA this build knows, best first; an ISA this CPU cannot run lists
+// no kernels. Tests check each one that does.
+struct KernelIsa {
+  const char* name;
+  const DotKernel* (*kernels)(size_t* count);
+  const MathKernels* (*math)();  // may return null: the reference's then
+};
+const KernelIsa* kernel_isas(size_t* count);
+
+// The kernels the traits table uses on this machine, and their ISA's name:
+// the first ISA with kernels ("avx512", "avx2", "simd128", "neon"), or "reference"
+// when there are none. WLLM_KERNELS=<name> picks a listed ISA instead
+// ("ref": the reference kernels), to measure what each buys.
 const DotKernel* active_dot_kernels(size_t* count);
 const char* active_kernel_isa();
 

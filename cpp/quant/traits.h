@@ -5,7 +5,10 @@
 // Matrix-vector products follow ggml's scheme: the activation vector is
 // converted once per product to the weight type's `act_type` (F32 for float
 // weights, Q8_0/Q8_1/Q8_K for quantized weights), then every row is dotted with
-// `dot`. Numerics are fixed so that every ISA gives the same bits:
+// `dot`. A batch of activations (prompt tokens) goes through `gemm` instead,
+// which decodes each weight block once for several activations and must give
+// every output exactly as `dot` would. Numerics are fixed so that every ISA
+// gives the same bits:
 //  - quantized dots sum integer products exactly per block, then combine each
 //    block's term into float accumulator (block % 8), reduced at the end by
 //    sum_lanes8() below;
@@ -26,6 +29,11 @@ using ToFloatFn = void (*)(const void* src, float* dst, int64_t n);
 using FromFloatFn = void (*)(const float* src, void* dst, int64_t n);
 // Dot product of n elements: a row of this type against a row of act_type.
 using DotFn = float (*)(int64_t n, const void* row, const void* act);
+// Tiled product of n_rows weight rows and n_acts activation rows (n elements
+// each; strides in bytes): out[a * out_stride + r] = dot(n, row r, act a) for
+// every r < n_rows, a < n_acts, each value bit for bit what `dot` returns.
+using GemmFn = void (*)(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                        int64_t act_stride, int n_acts, float* out, int64_t out_stride);
 
 struct TypeTraits {
   TensorType type;
@@ -35,8 +43,9 @@ struct TypeTraits {
   bool weight_type;       // may appear as a weight (false: activation-only)
   TensorType act_type;    // what the activation is converted to for `dot`
   ToFloatFn to_float;     // reference dequantizer
-  FromFloatFn from_float; // quantizer (the reference one; used by `quantize`)
+  FromFloatFn from_float; // quantizer (bit for bit the reference; used by `quantize` too)
   DotFn dot;              // row . activation (null for activation-only types)
+  GemmFn gemm;            // rows x activations, exactly `dot`'s values (null: matmul loops `dot`)
 };
 
 // The row for `type`, or nullptr if the engine does not know the type.
@@ -48,6 +57,11 @@ const TypeTraits* find_type_traits_by_name(const char* name);
 
 // All types the table knows, for tests and the CLI.
 const TypeTraits* all_type_traits(size_t* count);
+
+// rows x activations through the table (see GemmFn): the type's tiled
+// kernel, or, where it has none, its dot in a loop.
+void gemm(const TypeTraits& t, int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+          int64_t act_stride, int n_acts, float* out, int64_t out_stride);
 
 // Bytes taken by a row of n elements; n must be a multiple of block_size.
 inline int64_t row_bytes(const TypeTraits& t, int64_t n) { return n / t.block_size * t.block_bytes; }

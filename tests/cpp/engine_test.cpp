@@ -84,11 +84,11 @@ TEST_F(EngineTest, LogitsDoNotDependOnThreadCount) {
 }
 
 TEST_F(EngineTest, BatchedEvaluationEqualsTokenByToken) {
-  // 75 tokens: two full batches and a partial one.
+  // Two full batches and a partial one.
   std::vector<int32_t> tokens;
-  for (int i = 0; i < 75; ++i) tokens.push_back(1 + (i * 37) % 500);
+  for (int i = 0; i < 2 * Transformer::kMaxBatch + 11; ++i) tokens.push_back(1 + (i * 37) % 500);
   Engine e;
-  ASSERT_TRUE(load(&e, *file_, {.n_ctx = 128, .n_threads = 2}).ok());
+  ASSERT_TRUE(load(&e, *file_, {.n_ctx = 256, .n_threads = 2}).ok());
   std::vector<float> batched;
   ASSERT_TRUE(e.eval_logits(tokens, &batched).ok());
   const int n_vocab = e.config().n_vocab;

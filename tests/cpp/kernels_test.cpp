@@ -1,9 +1,12 @@
 // Every ISA kernel this machine runs gives exactly the reference kernel's bits
 // (the numerics contract of traits.h), on random rows of many lengths,
-// including partial groups of 8 blocks/elements and extreme values.
+// including partial groups of 8 blocks/elements and extreme values; every
+// tiled kernel (gemm) gives exactly the reference dot of each (row, act) pair.
 #include <gtest/gtest.h>
 #include <sys/utsname.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +19,7 @@
 #include "core/half.h"
 #include "quant/blocks.h"
 #include "quant/kernels.h"
+#include "quant/ref/ref.h"
 #include "quant/traits.h"
 
 namespace wllm {
@@ -105,11 +109,23 @@ TEST(Kernels, Aarch64RunsTheNeonKernels) {
   EXPECT_EQ(active_kernel_isa(), want);
 }
 
-TEST(Kernels, EveryActiveKernelMatchesTheReferenceBitForBit) {
-  size_t count = 0;
-  const DotKernel* kernels = active_dot_kernels(&count);
-  for (size_t k = 0; k < count; ++k) {
-    const TypeTraits* ref = find_reference_traits(static_cast<uint32_t>(kernels[k].type));
+// Calls f(isa name, kernel) for every kernel of every ISA this CPU runs (not
+// only the active one: an AVX-512 machine checks the AVX2 kernels too).
+template <typename F>
+void for_each_runnable_kernel(F f) {
+  size_t n_isas = 0;
+  const KernelIsa* isas = kernel_isas(&n_isas);
+  for (size_t i = 0; i < n_isas; ++i) {
+    size_t count = 0;
+    const DotKernel* kernels = isas[i].kernels(&count);
+    for (size_t k = 0; k < count; ++k) f(isas[i].name, kernels[k]);
+  }
+}
+
+TEST(Kernels, EveryKernelMatchesTheReferenceBitForBit) {
+  for_each_runnable_kernel([](const char* isa, const DotKernel& kernel) {
+    if (!kernel.dot) return;
+    const TypeTraits* ref = find_reference_traits(static_cast<uint32_t>(kernel.type));
     ASSERT_NE(ref, nullptr);
     const TypeTraits& act = *find_reference_traits(static_cast<uint32_t>(ref->act_type));
     const int64_t unit = ref->block_size == 1 ? 1 : ref->block_size;
@@ -121,9 +137,185 @@ TEST(Kernels, EveryActiveKernelMatchesTheReferenceBitForBit) {
         for (bool extreme : {false, true}) {
           const Rows r = make_rows(*ref, act, n, seed * 7919 + static_cast<uint32_t>(n), extreme);
           const float want = ref->dot(n, r.weight.data(), r.act.data());
-          const float got = kernels[k].dot(n, r.weight.data(), r.act.data());
-          ASSERT_EQ(bits(got), bits(want)) << ref->name << " n=" << n << " seed=" << seed << " extreme=" << extreme
-                                           << ": " << got << " vs " << want;
+          const float got = kernel.dot(n, r.weight.data(), r.act.data());
+          ASSERT_EQ(bits(got), bits(want)) << isa << " " << ref->name << " n=" << n << " seed=" << seed
+                                           << " extreme=" << extreme << ": " << got << " vs " << want;
+        }
+      }
+    }
+  });
+}
+
+// A weight matrix and an activation matrix for a gemm: n_rows and n_acts
+// random rows (as make_rows), each `row_stride`/`act_stride` bytes apart,
+// with padding between rows so kernels that assume packed rows fail.
+struct Matrices {
+  std::vector<uint8_t> weights, acts;
+  int64_t row_stride = 0, act_stride = 0;
+};
+
+Matrices make_matrices(const TypeTraits& t, const TypeTraits& act, int64_t n, int n_rows, int n_acts, uint32_t seed,
+                       bool extreme) {
+  Matrices m;
+  m.row_stride = row_bytes(t, n) + 4;  // keeps 4-byte alignment (Q8_K, f32)
+  m.act_stride = row_bytes(act, n) + 8;
+  m.weights.assign(static_cast<size_t>(m.row_stride * n_rows), 0xa5);
+  m.acts.assign(static_cast<size_t>(m.act_stride * n_acts), 0x5a);
+  for (int r = 0; r < std::max(n_rows, n_acts); ++r) {
+    // Row r of each from its own seed; extremes in some rows only.
+    const Rows one = make_rows(t, act, n, seed * 131 + static_cast<uint32_t>(r), extreme && r % 2 == 0);
+    if (r < n_rows) std::memcpy(m.weights.data() + r * m.row_stride, one.weight.data(), one.weight.size());
+    if (r < n_acts) std::memcpy(m.acts.data() + r * m.act_stride, one.act.data(), one.act.size());
+  }
+  return m;
+}
+
+// gemm over shapes that are not multiples of any tile (rows and tokens), over
+// lengths with partial groups of 8 blocks, must equal dot for every pair and
+// leave the gaps between output rows alone. `few_shapes` tries one shape per
+// length only (enough to check which dot a table row's gemm loops).
+void expect_gemm_matches_dot(const char* isa, const TypeTraits& ref, GemmFn gemm, bool few_shapes = false) {
+  const TypeTraits& act = *find_reference_traits(static_cast<uint32_t>(ref.act_type));
+  const int64_t unit = ref.block_size;
+  for (int64_t units : {1, 3, 9, 17}) {
+    const int64_t n = ref.block_size == 1 ? units * 5 + 3 : units * unit;  // float rows: odd lengths
+    for (int n_rows : {1, 2, 3, 4, 5, 7, 9}) {
+      for (int n_acts : {1, 2, 3, 5, 8, 9, 13, 33}) {
+        if (few_shapes && (n_rows != 3 || n_acts != 5)) continue;
+        for (bool extreme : {false, true}) {
+          const uint32_t seed = static_cast<uint32_t>(n * 1000 + n_rows * 50 + n_acts);
+          const Matrices m = make_matrices(ref, act, n, n_rows, n_acts, seed, extreme);
+          const int64_t out_stride = n_rows + 3;
+          const float kUntouched = -12345.0f;
+          std::vector<float> out(static_cast<size_t>(out_stride * n_acts), kUntouched);
+          gemm(n, m.weights.data(), m.row_stride, n_rows, m.acts.data(), m.act_stride, n_acts, out.data(), out_stride);
+          for (int a = 0; a < n_acts; ++a) {
+            for (int r = 0; r < out_stride; ++r) {
+              const float got = out[static_cast<size_t>(a * out_stride + r)];
+              if (r >= n_rows) {
+                ASSERT_EQ(bits(got), bits(kUntouched)) << isa << " " << ref.name << " wrote outside row " << r;
+                continue;
+              }
+              const float want =
+                  ref.dot(n, m.weights.data() + r * m.row_stride, m.acts.data() + a * m.act_stride);
+              ASSERT_EQ(bits(got), bits(want)) << isa << " " << ref.name << " n=" << n << " rows=" << n_rows
+                                               << " acts=" << n_acts << " extreme=" << extreme << " at row " << r
+                                               << " act " << a << ": " << got << " vs " << want;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, TheReferenceGemmOfEveryWeightTypeIsItsDot) {
+  size_t count = 0;
+  const TypeTraits* all = all_type_traits(&count);
+  for (size_t i = 0; i < count; ++i) {
+    if (!all[i].weight_type) continue;
+    const TypeTraits& ref = *find_reference_traits(static_cast<uint32_t>(all[i].type));
+    ASSERT_NE(ref.gemm, nullptr) << ref.name;
+    expect_gemm_matches_dot("reference", ref, ref.gemm, /*few_shapes=*/true);
+  }
+}
+
+TEST(Kernels, EveryGemmMatchesTheReferenceDotBitForBit) {
+  for_each_runnable_kernel([](const char* isa, const DotKernel& kernel) {
+    if (!kernel.gemm) return;
+    const TypeTraits& ref = *find_reference_traits(static_cast<uint32_t>(kernel.type));
+    expect_gemm_matches_dot(isa, ref, kernel.gemm);
+  });
+}
+
+// Activation quantizers: the reference's bytes for random rows at many
+// scales, and rows with zeros, -0, NaN, infinities, subnormals, huge values,
+// halves that round to even and a dominant value of either sign.
+TEST(Kernels, EveryActivationQuantizerMatchesTheReferenceByteForByte) {
+  for_each_runnable_kernel([](const char* isa, const DotKernel& kernel) {
+    if (!kernel.from_float) return;
+    const TypeTraits& ref = *find_reference_traits(static_cast<uint32_t>(kernel.type));
+    const int64_t n = ref.block_size * 24;
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    std::vector<float> x(static_cast<size_t>(n));
+    for (int round = 0; round < 40; ++round) {
+      const float scale = std::ldexp(1.0f, round % 20 * 8 - 80);  // 2^-80 .. 2^72
+      for (float& v : x) v = value(rng) * scale;
+      const int64_t b = ref.block_size;
+      std::fill(x.begin(), x.begin() + b, 0.0f);                       // block 0: zeros
+      std::fill(x.begin() + b, x.begin() + 2 * b, -0.0f);              // block 1: negative zeros
+      x[static_cast<size_t>(2 * b + round % b)] = std::nanf("");       // block 2: a NaN
+      x[static_cast<size_t>(3 * b + round % b)] = round % 2 ? INFINITY : -INFINITY;  // block 3: an infinity
+      x[static_cast<size_t>(4 * b)] = 3e38f;                           // block 4: huge
+      x[static_cast<size_t>(4 * b + 1)] = -3e38f;
+      for (int64_t i = 0; i < b; ++i) x[static_cast<size_t>(5 * b + i)] = 1e-45f * static_cast<float>(i);  // subnormals
+      for (int64_t i = 0; i < b; ++i) {  // block 6: ±127 and halves (k + 0.5)/127 of it
+        x[static_cast<size_t>(6 * b + i)] = i == 0 ? 127.0f : static_cast<float>(i % 127) + 0.5f;
+      }
+      for (int64_t i = 0; i < b; ++i) x[static_cast<size_t>(7 * b + i)] = std::nanf("");  // block 7: all NaN
+      x[static_cast<size_t>(8 * b + round % b)] = round % 3 ? -2.0f * scale : 2.0f * scale;  // dominant value
+      x[static_cast<size_t>(8 * b + (round + 1) % b)] = round % 3 ? 2.0f * scale : -2.0f * scale;  // tie in |x|
+      std::vector<uint8_t> want(static_cast<size_t>(row_bytes(ref, n))), got(want.size(), 0xee);
+      ref.from_float(x.data(), want.data(), n);
+      kernel.from_float(x.data(), got.data(), n);
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(got[i], want[i]) << isa << " " << ref.name << " round " << round << " byte " << i << " of block "
+                                   << i / static_cast<size_t>(ref.block_bytes);
+      }
+    }
+  });
+}
+
+// Same bits, where a NaN matches any NaN (payloads are not part of the
+// contract: wasm leaves them unspecified).
+bool same_float(float a, float b) { return bits(a) == bits(b) || (a != a && b != b); }
+
+// Inputs for the elementwise math: random values at many scales plus the
+// edges of exp_f32 and silu_f32 (branch points, overflow, underflow,
+// specials), in an order that puts each in every lane position.
+std::vector<float> math_inputs() {
+  std::vector<float> x = {0.0f, -0.0f, INFINITY, -INFINITY, std::nanf(""), 1e-45f, -1e-45f, 1e-38f,
+                          -80.0f, std::nextafter(-80.0f, 0.0f), std::nextafter(-80.0f, -100.0f), -150.0f,
+                          std::nextafter(-150.0f, 0.0f), std::nextafter(-150.0f, -200.0f), 88.72f, 88.73f, 89.0f,
+                          89.5f, -103.9f, -104.0f, -87.3f, -87.4f, 3e38f, -3e38f, 0.5f, -0.5f, 1.0f, -1.0f};
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (int i = 0; i < 4000; ++i) x.push_back(value(rng) * std::ldexp(1.0f, i % 12 - 4));  // |x| up to 128
+  return x;
+}
+
+TEST(Kernels, EveryMathKernelMatchesTheReferenceBitForBit) {
+  const std::vector<float> inputs = math_inputs();
+  const std::vector<float> up = [&] {
+    std::vector<float> u(inputs.size());
+    for (size_t i = 0; i < u.size(); ++i) u[i] = static_cast<float>(i % 7) - 3.25f;
+    return u;
+  }();
+  size_t n_isas = 0;
+  const KernelIsa* isas = kernel_isas(&n_isas);
+  for (size_t k = 0; k < n_isas; ++k) {
+    size_t count = 0;
+    isas[k].kernels(&count);
+    const MathKernels* m = count > 0 && isas[k].math ? isas[k].math() : nullptr;
+    if (!m) continue;
+    // Every length up to 40 (tails of every size) from every start, then all.
+    for (size_t start = 0; start + 40 <= inputs.size(); start += 37) {
+      for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{13}, int64_t{40}}) {
+        std::vector<float> want(inputs.begin() + start, inputs.begin() + start + n), got = want;
+        ref::swiglu(want.data(), up.data() + start, n);
+        m->swiglu(got.data(), up.data() + start, n);
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_TRUE(same_float(got[i], want[i])) << isas[k].name << " swiglu(" << inputs[start + i] << "): " << got[i]
+                                                   << " vs " << want[i];
+        }
+        std::vector<float> e_want(inputs.begin() + start, inputs.begin() + start + n), e_got = e_want;
+        const float max = 2.5f;
+        const float sum_want = ref::exp_shifted_sum(e_want.data(), n, max);
+        const float sum_got = m->exp_shifted_sum(e_got.data(), n, max);
+        ASSERT_TRUE(same_float(sum_got, sum_want)) << isas[k].name << " exp sum n=" << n << " at " << start;
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_TRUE(same_float(e_got[i], e_want[i])) << isas[k].name << " exp(" << inputs[start + i] << " - 2.5)";
         }
       }
     }
@@ -160,7 +352,13 @@ TEST(Kernels, TheTableUsesTheActiveKernels) {
   for (size_t k = 0; k < count; ++k) {
     const TypeTraits* row = find_type_traits(static_cast<uint32_t>(kernels[k].type));
     ASSERT_NE(row, nullptr);
-    EXPECT_EQ(row->dot, kernels[k].dot) << row->name;
+    if (kernels[k].dot) {
+      EXPECT_EQ(row->dot, kernels[k].dot) << row->name;
+      EXPECT_EQ(row->gemm, kernels[k].gemm) << row->name;
+    }
+    if (kernels[k].from_float) {
+      EXPECT_EQ(row->from_float, kernels[k].from_float) << row->name;
+    }
   }
 }
 

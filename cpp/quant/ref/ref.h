@@ -32,6 +32,9 @@
 // accumulation order differs.) Every int32 sum is far below 2^31 for any
 // input bytes. Float weights against F32: acc[i % 8] += w_i * x_i.
 //
+// Tiled products (`gemm`): the reference simply loops the reference dot, which
+// is what "bit for bit as dot" means.
+//
 // Activation quantizers (Q8_0, Q8_1, Q8_K) round to nearest with ties to even
 // (round_clamp below), so f32x4.nearest / _mm256_round_ps / vrndnq match:
 //   Q8_0, Q8_1: amax = max|x|, d = amax/127, id = d ? 1/d : 0,
@@ -45,6 +48,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+
+#include "quant/traits.h"
 
 namespace wllm::ref {
 
@@ -71,6 +76,17 @@ inline int trunc_clamp(float v, int lo, int hi) {
   if (!(v > static_cast<float>(lo))) return lo;
   if (v >= static_cast<float>(hi)) return hi;
   return static_cast<int>(v);
+}
+
+// out[a * out_stride + r] = kDot(row r, act a): the reference `gemm` of every type.
+template <DotFn kDot>
+void gemm_by_dot(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                 int n_acts, float* out, int64_t out_stride) {
+  const uint8_t* w = static_cast<const uint8_t*>(rows);
+  const uint8_t* x = static_cast<const uint8_t*>(acts);
+  for (int r = 0; r < n_rows; ++r) {
+    for (int a = 0; a < n_acts; ++a) out[a * out_stride + r] = kDot(n, w + r * row_stride, x + a * act_stride);
+  }
 }
 
 // F32, F16, BF16 (float_types.cpp).
@@ -107,6 +123,10 @@ void to_float_q8_1(const void* src, float* dst, int64_t n);
 void from_float_q8_1(const float* src, void* dst, int64_t n);
 void to_float_q8_K(const void* src, float* dst, int64_t n);
 void from_float_q8_K(const float* src, void* dst, int64_t n);
+
+// Elementwise math of the forward pass (math.cpp; see MathKernels in kernels.h).
+void swiglu(float* gate, const float* up, int64_t n);
+float exp_shifted_sum(float* x, int64_t n, float max);
 
 // K-quants (quants_k.cpp).
 void to_float_q2_K(const void* src, float* dst, int64_t n);

@@ -2,34 +2,20 @@
 // (traits.h): float dots keep element i in lane i % 8, here two 4-lane
 // registers; quantized dots sum each block's integer products exactly in
 // vectors, then add the block's float term into lane (block % 8) exactly as
-// the reference does. No FMA exists in SIMD128, so none is used.
+// the reference does. No FMA exists in SIMD128, so none is used. The table
+// at the end also lists the tiled kernels (gemm_simd128.cpp) and the
+// activation quantizers (act_quant_simd128.cpp).
 #include "quant/kernels.h"
 
 #if defined(__wasm_simd128__)
 
-#include <wasm_simd128.h>
-
-#include <cstring>
-
 #include "core/half.h"
-#include "quant/blocks.h"
+#include "quant/wasm/simd128.h"
 
 namespace wllm {
 namespace {
 
-// Finishes a lane-structured float dot: lanes 0..3 in lo, 4..7 in hi, then
-// the tail elements n8..n in lanes i % 8, then the fixed reduction.
-template <typename Load>
-float finish_lanes(v128_t lo, v128_t hi, int64_t n8, int64_t n, Load load, const float* x) {
-  float acc[8];
-  wasm_v128_store(acc, lo);
-  wasm_v128_store(acc + 4, hi);
-  for (int64_t i = n8; i < n; ++i) {
-    const float p = load(i) * x[i];
-    acc[i % 8] += p;
-  }
-  return sum_lanes8(acc);
-}
+using namespace simd128;  // block decoding shared with the tiled kernels
 
 float dot_f32_simd128(int64_t n, const void* row, const void* act) {
   const float* w = static_cast<const float*>(row);
@@ -41,20 +27,6 @@ float dot_f32_simd128(int64_t n, const void* row, const void* act) {
     hi = wasm_f32x4_add(hi, wasm_f32x4_mul(wasm_v128_load(w + i + 4), wasm_v128_load(x + i + 4)));
   }
   return finish_lanes(lo, hi, n8, n, [w](int64_t i) { return w[i]; }, x);
-}
-
-// Four f16 values (the low 64 bits of h, as u16) to f32, exactly: the
-// exponent and mantissa shifted into place and scaled by 2^112 (exact for
-// normal and subnormal halves alike); infinities and NaNs get the f32
-// exponent back explicitly.
-inline v128_t f16x4_to_f32(v128_t h) {
-  const v128_t u = wasm_u32x4_extend_low_u16x8(h);
-  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(u, wasm_i32x4_splat(0x8000)), 16);
-  const v128_t magnitude = wasm_i32x4_shl(wasm_v128_and(u, wasm_i32x4_splat(0x7fff)), 13);
-  const v128_t scaled = wasm_f32x4_mul(magnitude, wasm_f32x4_splat(0x1p112f));
-  const v128_t is_special = wasm_i32x4_ge(magnitude, wasm_i32x4_splat(0x7c00 << 13));
-  const v128_t special = wasm_v128_or(magnitude, wasm_i32x4_splat(0x7f800000));
-  return wasm_v128_or(sign, wasm_v128_bitselect(special, scaled, is_special));
 }
 
 float dot_f16_simd128(int64_t n, const void* row, const void* act) {
@@ -87,47 +59,16 @@ float dot_bf16_simd128(int64_t n, const void* row, const void* act) {
   return finish_lanes(lo, hi, n8, n, [w](int64_t i) { return bf16_to_f32(w[i]); }, x);
 }
 
-// Σ w_i·x_i over 16 signed bytes as 4 partial int32 sums (exact).
-inline v128_t dot_i8x16(v128_t w, v128_t x) {
-  const v128_t lo = wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(w), wasm_i16x8_extend_low_i8x16(x));
-  const v128_t hi = wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(w), wasm_i16x8_extend_high_i8x16(x));
-  return wasm_i32x4_add(lo, hi);
-}
-
-inline int32_t total(v128_t v) {
-  return wasm_i32x4_extract_lane(v, 0) + wasm_i32x4_extract_lane(v, 1) + wasm_i32x4_extract_lane(v, 2) +
-         wasm_i32x4_extract_lane(v, 3);
-}
-
 int32_t block_sum_q8_0(const BlockQ8_0& w, const BlockQ8_0& x) {
   return total(wasm_i32x4_add(dot_i8x16(wasm_v128_load(w.qs), wasm_v128_load(x.qs)),
                               dot_i8x16(wasm_v128_load(w.qs + 16), wasm_v128_load(x.qs + 16))));
 }
 
-// Q4_0: low nibbles are elements 0..15, high nibbles 16..31, each minus 8.
-int32_t block_sum_q4_0(const BlockQ4_0& w, const BlockQ8_0& x) {
-  const v128_t packed = wasm_v128_load(w.qs);
-  const v128_t eight = wasm_i8x16_splat(8);
-  const v128_t lo = wasm_i8x16_sub(wasm_v128_and(packed, wasm_i8x16_splat(15)), eight);
-  const v128_t hi = wasm_i8x16_sub(wasm_u8x16_shr(packed, 4), eight);
-  return total(wasm_i32x4_add(dot_i8x16(lo, wasm_v128_load(x.qs)), dot_i8x16(hi, wasm_v128_load(x.qs + 16))));
-}
-
-// Q5_0: Q4_0's nibbles plus bit i of the 32-bit qh on top, minus 16.
-int32_t block_sum_q5_0(const BlockQ5_0& w, const BlockQ8_0& x) {
-  uint32_t qh;
-  std::memcpy(&qh, w.qh, sizeof qh);
-  const v128_t bit = wasm_i64x2_splat(static_cast<int64_t>(0x8040201008040201ull));
-  const v128_t sixteen = wasm_i8x16_splat(16);
-  const v128_t qh_bytes = wasm_i32x4_splat(static_cast<int32_t>(qh));
-  // Byte i/8 of qh into element i, then test bit i % 8.
-  const v128_t spread_lo = wasm_i8x16_swizzle(qh_bytes, wasm_i8x16_make(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
-  const v128_t spread_hi = wasm_i8x16_swizzle(qh_bytes, wasm_i8x16_make(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
-  const v128_t high_lo = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(spread_lo, bit), bit), sixteen);
-  const v128_t high_hi = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(spread_hi, bit), bit), sixteen);
-  const v128_t packed = wasm_v128_load(w.qs);
-  const v128_t lo = wasm_i8x16_sub(wasm_v128_or(wasm_v128_and(packed, wasm_i8x16_splat(15)), high_lo), sixteen);
-  const v128_t hi = wasm_i8x16_sub(wasm_v128_or(wasm_u8x16_shr(packed, 4), high_hi), sixteen);
+// Q4_0, Q5_0: their signed codes (block_codes) against the activation bytes.
+template <typename Block>
+int32_t block_sum_codes(const Block& w, const BlockQ8_0& x) {
+  v128_t lo, hi;
+  block_codes(w, &lo, &hi);
   return total(wasm_i32x4_add(dot_i8x16(lo, wasm_v128_load(x.qs)), dot_i8x16(hi, wasm_v128_load(x.qs + 16))));
 }
 
@@ -204,14 +145,15 @@ float dot_q4_K_simd128(int64_t n, const void* row, const void* act) {
 }
 
 constexpr DotKernel kSimd128Kernels[] = {
-    {TensorType::kF32, dot_f32_simd128},
-    {TensorType::kF16, dot_f16_simd128},
-    {TensorType::kBF16, dot_bf16_simd128},
-    {TensorType::kQ8_0, dot_blocks_q8_0<BlockQ8_0, block_sum_q8_0>},
-    {TensorType::kQ4_0, dot_blocks_q8_0<BlockQ4_0, block_sum_q4_0>},
-    {TensorType::kQ5_0, dot_blocks_q8_0<BlockQ5_0, block_sum_q5_0>},
-    {TensorType::kQ4_K, dot_q4_K_simd128},
-    {TensorType::kQ6_K, dot_q6_K_simd128},
+    {TensorType::kF32, dot_f32_simd128, gemm_f32_simd128},
+    {TensorType::kF16, dot_f16_simd128, gemm_f16_simd128},
+    {TensorType::kBF16, dot_bf16_simd128, gemm_bf16_simd128},
+    {TensorType::kQ8_0, dot_blocks_q8_0<BlockQ8_0, block_sum_q8_0>, gemm_q8_0_simd128, from_float_q8_0_simd128},
+    {TensorType::kQ4_0, dot_blocks_q8_0<BlockQ4_0, block_sum_codes<BlockQ4_0>>, gemm_q4_0_simd128},
+    {TensorType::kQ5_0, dot_blocks_q8_0<BlockQ5_0, block_sum_codes<BlockQ5_0>>, gemm_q5_0_simd128},
+    {TensorType::kQ4_K, dot_q4_K_simd128, gemm_q4_K_simd128},
+    {TensorType::kQ6_K, dot_q6_K_simd128, gemm_q6_K_simd128},
+    {TensorType::kQ8_K, nullptr, nullptr, from_float_q8_K_simd128},
 };
 
 }  // namespace

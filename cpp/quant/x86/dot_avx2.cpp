@@ -5,34 +5,19 @@
 //
 // The functions carry target attributes instead of a global -mavx2, so the
 // binary still runs on CPUs without AVX2; avx2_dot_kernels() checks the CPU.
+// The table at the end also lists the tiled kernels (gemm_avx2.cpp) and the
+// activation quantizers (act_quant_avx2.cpp).
 #include "quant/kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 
-#include <immintrin.h>
-
-#include <cstring>
-
 #include "core/half.h"
-#include "quant/blocks.h"
-
-#define WLLM_AVX2 __attribute__((target("avx2,f16c")))
+#include "quant/x86/avx2.h"
 
 namespace wllm {
 namespace {
 
-// Finishes a lane-structured float dot: the tail elements n8..n go to lanes
-// (i % 8) of the stored accumulator, then the fixed reduction of traits.h.
-template <typename Load>
-WLLM_AVX2 inline float finish_lanes(__m256 acc_v, int64_t n8, int64_t n, Load load, const float* x) {
-  alignas(32) float acc[8];
-  _mm256_store_ps(acc, acc_v);
-  for (int64_t i = n8; i < n; ++i) {
-    const float p = load(i) * x[i];
-    acc[i % 8] += p;
-  }
-  return sum_lanes8(acc);
-}
+using namespace avx2;  // block decoding shared with the tiled kernels
 
 WLLM_AVX2 float dot_f32_avx2(int64_t n, const void* row, const void* act) {
   const float* w = static_cast<const float*>(row);
@@ -68,67 +53,6 @@ WLLM_AVX2 float dot_bf16_avx2(int64_t n, const void* row, const void* act) {
     acc = _mm256_add_ps(acc, _mm256_mul_ps(wf, _mm256_loadu_ps(x + i)));
   }
   return finish_lanes(acc, n8, n, [w](int64_t i) { return bf16_to_f32(w[i]); }, x);
-}
-
-// Σ w_i·x_i over 32 signed bytes as 8 partial int32 sums (exact). maddubs
-// multiplies unsigned by signed bytes, so |w| meets x with w's sign moved
-// onto it; a pair of products is at most 2·128·127, inside int16. x must not
-// hold -128 (negating it would wrap): our activation quantizers (Q8_0, Q8_K)
-// produce [-127, 127] only; weights may hold any byte.
-WLLM_AVX2 inline __m256i dot_i8x32(__m256i w, __m256i x) {
-  const __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(x, w));
-  return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
-}
-
-// The totals of 8 vectors of partial sums, as one vector (lane j: v[j]).
-// Integer adds are exact, so the order does not matter.
-WLLM_AVX2 inline __m256i sum_each(const __m256i v[8]) {
-  const __m256i a = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
-  const __m256i b = _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]), _mm256_hadd_epi32(v[6], v[7]));
-  // a holds blocks 0..3 in each 128-bit half, b blocks 4..7: add the halves.
-  return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20), _mm256_permute2x128_si256(a, b, 0x31));
-}
-
-WLLM_AVX2 inline int32_t total(__m256i v) {
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-  return _mm_cvtsi128_si32(s);
-}
-
-// The f16 scales of 8 consecutive blocks as floats (exact conversion).
-template <typename Block>
-WLLM_AVX2 inline __m256 scales8(const Block* b) {
-  alignas(16) uint16_t d[8];
-  for (int j = 0; j < 8; ++j) d[j] = b[j].d;
-  return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(d)));
-}
-
-// Q4_0 quants of a block as 32 signed bytes in element order: the low
-// nibbles are elements 0..15, the high nibbles 16..31, each minus 8.
-WLLM_AVX2 inline __m256i q4_0_bytes(const uint8_t* qs) {
-  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
-  const __m128i mask = _mm_set1_epi8(15);
-  const __m128i lo = _mm_and_si128(packed, mask);
-  const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), mask);
-  return _mm256_sub_epi8(_mm256_set_m128i(hi, lo), _mm256_set1_epi8(8));
-}
-
-// Q5_0: the Q4_0 nibbles plus a fifth bit per element (bit i of the 32-bit
-// qh for element i), minus 16.
-WLLM_AVX2 inline __m256i q5_0_bytes(const BlockQ5_0& b) {
-  uint32_t qh;
-  std::memcpy(&qh, b.qh, sizeof qh);
-  // Byte i/8 of qh into element i, then test bit i % 8.
-  const __m256i spread = _mm256_shuffle_epi8(
-      _mm256_set1_epi32(static_cast<int32_t>(qh)),
-      _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
-  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-  const __m256i high = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit), _mm256_set1_epi8(16));
-  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
-  const __m128i mask = _mm_set1_epi8(15);
-  const __m256i low = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
-  return _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(16));
 }
 
 // Shared by the Q8_0-activation types: per block an exact integer sum, then
@@ -183,13 +107,6 @@ WLLM_AVX2 float dot_q4_0_avx2(int64_t n, const void* row, const void* act) {
 }
 
 // ---- K-quants (Q8_K activations): same per-block scheme, 256 elements.
-
-// The f32 scales of 8 consecutive Q8_K blocks.
-WLLM_AVX2 inline __m256 act_scales8(const BlockQ8_K* x) {
-  alignas(32) float d[8];
-  for (int j = 0; j < 8; ++j) d[j] = x[j].d;
-  return _mm256_load_ps(d);
-}
 
 // Q6_K: sumi = Σ_j scales[j]·Σ_{16 elements of j} q·x with q in [-32, 31].
 // 32 elements at a time: the sign trick gives int16 pair sums, and madd with
@@ -296,10 +213,15 @@ WLLM_AVX2 float dot_q4_K_avx2(int64_t n, const void* row, const void* act) {
 }
 
 constexpr DotKernel kAvx2Kernels[] = {
-    {TensorType::kF32, dot_f32_avx2},   {TensorType::kF16, dot_f16_avx2}, {TensorType::kBF16, dot_bf16_avx2},
-    {TensorType::kQ8_0, dot_q8_0_avx2}, {TensorType::kQ4_0, dot_q4_0_avx2}, {TensorType::kQ5_0, dot_q5_0_avx2},
-    {TensorType::kQ4_K, dot_q4_K_avx2},
-    {TensorType::kQ6_K, dot_q6_K_avx2},
+    {TensorType::kF32, dot_f32_avx2, gemm_f32_avx2},
+    {TensorType::kF16, dot_f16_avx2, gemm_f16_avx2},
+    {TensorType::kBF16, dot_bf16_avx2, gemm_bf16_avx2},
+    {TensorType::kQ8_0, dot_q8_0_avx2, gemm_q8_0_avx2, from_float_q8_0_avx2},
+    {TensorType::kQ4_0, dot_q4_0_avx2, gemm_q4_0_avx2},
+    {TensorType::kQ5_0, dot_q5_0_avx2, gemm_q5_0_avx2},
+    {TensorType::kQ4_K, dot_q4_K_avx2, gemm_q4_K_avx2},
+    {TensorType::kQ6_K, dot_q6_K_avx2, gemm_q6_K_avx2},
+    {TensorType::kQ8_K, nullptr, nullptr, from_float_q8_K_avx2},
 };
 
 }  // namespace

@@ -1,0 +1,320 @@
+// wasm SIMD128 tiled kernels (gemm): a tile of weight rows against a tile of
+// activations, each weight block decoded (and widened to int16) once for the
+// whole tile, each activation block widened once for all the tile's rows.
+// Every output is bit for bit the dot kernel's (traits.h):
+//  - quantized types put one activation in each of the 4 lanes: a block's
+//    exact integer sums for 4 activations are reduced into one vector, then
+//    term = (d_w·d_x)·sum goes, lane by lane, into the accumulator of
+//    (row, block % 8), exactly the float operations of the reference;
+//  - float types keep the dot's two 4-lane accumulators (element i in lane
+//    i % 8) per (row, activation) pair, several pairs at once.
+// Partial tiles repeat their last row or activation (gemm_tile.h).
+#include "quant/kernels.h"
+
+#if defined(__wasm_simd128__)
+
+#include "core/half.h"
+#include "quant/gemm_tile.h"
+#include "quant/wasm/simd128.h"
+
+namespace wllm::simd128 {
+namespace {
+
+constexpr int kActLanes = 4;  // activations per tile, one per lane
+
+// Stores lane a of `v` (a < n_valid) as the output of activation a0 + a.
+inline void store_lanes(v128_t v, float* out, int64_t out_stride, int a0, int n_valid) {
+  float lanes[4];
+  wasm_v128_store(lanes, v);
+  for (int a = 0; a < n_valid; ++a) out[(a0 + a) * out_stride] = lanes[a];
+}
+
+// 16 signed bytes as two vectors of 8 int16.
+inline void widen(v128_t bytes, v128_t* out) {
+  out[0] = wasm_i16x8_extend_low_i8x16(bytes);
+  out[1] = wasm_i16x8_extend_high_i8x16(bytes);
+}
+
+// Σ w·x over n16 vectors of 8 int16 each, as 4 partial int32 sums.
+inline v128_t dot_i16(const v128_t* w, const v128_t* x, int n16) {
+  v128_t sum = wasm_i32x4_dot_i16x8(w[0], x[0]);
+  for (int k = 1; k < n16; ++k) sum = wasm_i32x4_add(sum, wasm_i32x4_dot_i16x8(w[k], x[k]));
+  return sum;
+}
+
+// ---- Quantized weights against Q8_0 (Q4_0, Q5_0, Q8_0) ---------------------
+
+constexpr int kQ8RowTile = 4;
+
+template <typename Block>
+void gemm_q8_0_family(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                      int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  const int64_t nb = n / kQK;
+  for (int r0 = 0; r0 < n_rows; r0 += kQ8RowTile) {
+    const Block* w[kQ8RowTile];
+    tile_pointers(rows, row_stride, r0, n_rows, kQ8RowTile, w);
+    for (int a0 = 0; a0 < n_acts; a0 += kActLanes) {
+      const BlockQ8_0* x[kActLanes];
+      tile_pointers(acts, act_stride, a0, n_acts, kActLanes, x);
+      v128_t acc[kQ8RowTile][8];  // [row][block % 8], lane a: activation a0 + a
+      for (auto& row_acc : acc) {
+        for (v128_t& a : row_acc) a = wasm_f32x4_splat(0.0f);
+      }
+      for (int64_t ib = 0; ib < nb; ++ib) {
+        v128_t xq[kActLanes][4];  // each activation's 32 bytes as int16
+        for (int a = 0; a < kActLanes; ++a) {
+          widen(wasm_v128_load(x[a][ib].qs), xq[a]);
+          widen(wasm_v128_load(x[a][ib].qs + 16), xq[a] + 2);
+        }
+        const v128_t dx = f16x4_to_f32(x[0][ib].d, x[1][ib].d, x[2][ib].d, x[3][ib].d);
+        float dw[4];
+        wasm_v128_store(dw, f16x4_to_f32(w[0][ib].d, w[1][ib].d, w[2][ib].d, w[3][ib].d));
+        for (int r = 0; r < kQ8RowTile; ++r) {
+          v128_t lo, hi, wq[4];
+          block_codes(w[r][ib], &lo, &hi);
+          widen(lo, wq);
+          widen(hi, wq + 2);
+          v128_t partial[kActLanes];
+          for (int a = 0; a < kActLanes; ++a) partial[a] = dot_i16(wq, xq[a], 4);
+          const v128_t d = wasm_f32x4_mul(wasm_f32x4_splat(dw[r]), dx);
+          const v128_t term = wasm_f32x4_mul(d, wasm_f32x4_convert_i32x4(sum_each(partial)));
+          acc[r][ib % 8] = wasm_f32x4_add(acc[r][ib % 8], term);
+        }
+      }
+      const int n_valid = tile_valid(a0, n_acts, kActLanes);
+      for (int r = 0; r < kQ8RowTile && r0 + r < n_rows; ++r) {
+        store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
+      }
+    }
+  }
+}
+
+// ---- K-quants against Q8_K ------------------------------------------------------
+//
+// The weights' integer sub-block scales are multiplied into their widened
+// codes (|code·scale| < 2^15), so each activation needs only int16 dots and
+// adds: Σ_j sc_j·Σ q·x = Σ (sc_j·q)·x, the same exact integer.
+
+constexpr int kKRowTile = 2;
+
+// The 256 activation bytes of a Q8_K block as int16, per tile activation.
+struct WideQ8K {
+  v128_t q[kActLanes][32];
+};
+
+inline void widen_q8_K(const BlockQ8_K* const* x, int64_t ib, WideQ8K* wide) {
+  for (int a = 0; a < kActLanes; ++a) {
+    for (int k = 0; k < 16; ++k) widen(wasm_v128_load(x[a][ib].qs + 16 * k), wide->q[a] + 2 * k);
+  }
+}
+
+// dx of the tile's 4 activations.
+inline v128_t act_scales(const BlockQ8_K* const* x, int64_t ib) {
+  return wasm_f32x4_make(x[0][ib].d, x[1][ib].d, x[2][ib].d, x[3][ib].d);
+}
+
+// Q4_K: sumi = Σ_j sc_j·Σ_{32 elements of j} q·x, summ = Σ_j m_j·(bsums[2j] +
+// bsums[2j+1]); term = (dx·d)·sumi − (dx·dmin)·summ.
+void gemm_q4_K(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+               int n_acts, float* out, int64_t out_stride) {
+  const int64_t nb = n / kQK_K;
+  WideQ8K wide;
+  for (int r0 = 0; r0 < n_rows; r0 += kKRowTile) {
+    const BlockQ4_K* w[kKRowTile];
+    tile_pointers(rows, row_stride, r0, n_rows, kKRowTile, w);
+    for (int a0 = 0; a0 < n_acts; a0 += kActLanes) {
+      const BlockQ8_K* x[kActLanes];
+      tile_pointers(acts, act_stride, a0, n_acts, kActLanes, x);
+      v128_t acc[kKRowTile][8];
+      for (auto& row_acc : acc) {
+        for (v128_t& a : row_acc) a = wasm_f32x4_splat(0.0f);
+      }
+      for (int64_t ib = 0; ib < nb; ++ib) {
+        widen_q8_K(x, ib, &wide);
+        const v128_t dx = act_scales(x, ib);
+        for (int r = 0; r < kKRowTile; ++r) {
+          const BlockQ4_K& b = w[r][ib];
+          v128_t sums[kActLanes], mins[kActLanes];
+          for (v128_t& s : sums) s = wasm_i32x4_splat(0);
+          int16_t min_pairs[16];  // m_j at 2j and 2j + 1, against bsums
+          for (int j = 0; j < 8; ++j) {  // sub-block j: nibble j % 2 of qs[32·(j / 2) ..]
+            int sc, m;
+            k4_scale_min(b.scales, j, &sc, &m);
+            min_pairs[2 * j] = min_pairs[2 * j + 1] = static_cast<int16_t>(m);
+            const v128_t scale = wasm_i16x8_splat(static_cast<int16_t>(sc));
+            v128_t wq[4];
+            for (int h = 0; h < 2; ++h) {
+              const v128_t packed = wasm_v128_load(b.qs + 32 * (j / 2) + 16 * h);
+              const v128_t q = (j & 1) ? wasm_u8x16_shr(packed, 4) : wasm_v128_and(packed, wasm_i8x16_splat(15));
+              wq[2 * h] = wasm_i16x8_mul(wasm_u16x8_extend_low_u8x16(q), scale);
+              wq[2 * h + 1] = wasm_i16x8_mul(wasm_u16x8_extend_high_u8x16(q), scale);
+            }
+            for (int a = 0; a < kActLanes; ++a) sums[a] = wasm_i32x4_add(sums[a], dot_i16(wq, wide.q[a] + 4 * j, 4));
+          }
+          const v128_t m_lo = wasm_v128_load(min_pairs), m_hi = wasm_v128_load(min_pairs + 8);
+          for (int a = 0; a < kActLanes; ++a) {
+            mins[a] = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_v128_load(x[a][ib].bsums), m_lo),
+                                     wasm_i32x4_dot_i16x8(wasm_v128_load(x[a][ib].bsums + 8), m_hi));
+          }
+          const v128_t t1 = wasm_f32x4_mul(wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.d))),
+                                           wasm_f32x4_convert_i32x4(sum_each(sums)));
+          const v128_t t2 = wasm_f32x4_mul(wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.dmin))),
+                                           wasm_f32x4_convert_i32x4(sum_each(mins)));
+          acc[r][ib % 8] = wasm_f32x4_add(acc[r][ib % 8], wasm_f32x4_sub(t1, t2));
+        }
+      }
+      const int n_valid = tile_valid(a0, n_acts, kActLanes);
+      for (int r = 0; r < kKRowTile && r0 + r < n_rows; ++r) {
+        store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
+      }
+    }
+  }
+}
+
+// Q6_K: sumi = Σ_j sc_j·Σ_{16 elements of j} (q − 32)·x; term = (dx·d)·sumi.
+void gemm_q6_K(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+               int n_acts, float* out, int64_t out_stride) {
+  const int64_t nb = n / kQK_K;
+  const v128_t mask4 = wasm_i8x16_splat(15), mask2 = wasm_i8x16_splat(3), bias = wasm_i8x16_splat(32);
+  WideQ8K wide;
+  for (int r0 = 0; r0 < n_rows; r0 += kKRowTile) {
+    const BlockQ6_K* w[kKRowTile];
+    tile_pointers(rows, row_stride, r0, n_rows, kKRowTile, w);
+    for (int a0 = 0; a0 < n_acts; a0 += kActLanes) {
+      const BlockQ8_K* x[kActLanes];
+      tile_pointers(acts, act_stride, a0, n_acts, kActLanes, x);
+      v128_t acc[kKRowTile][8];
+      for (auto& row_acc : acc) {
+        for (v128_t& a : row_acc) a = wasm_f32x4_splat(0.0f);
+      }
+      for (int64_t ib = 0; ib < nb; ++ib) {
+        widen_q8_K(x, ib, &wide);
+        const v128_t dx = act_scales(x, ib);
+        for (int r = 0; r < kKRowTile; ++r) {
+          const BlockQ6_K& b = w[r][ib];
+          v128_t sums[kActLanes];
+          for (v128_t& s : sums) s = wasm_i32x4_splat(0);
+          for (int h = 0; h < 2; ++h) {
+            for (int g = 0; g < 4; ++g) {
+              for (int half = 0; half < 2; ++half) {  // 16 elements 128h + 32g + 16·half..: sub-block j
+                const int l = 16 * half, j = 8 * h + 2 * g + half;
+                const v128_t ql = wasm_v128_load(b.ql + 64 * h + 32 * (g & 1) + l);
+                const v128_t low = (g >> 1) ? wasm_u8x16_shr(ql, 4) : wasm_v128_and(ql, mask4);
+                const v128_t high = wasm_v128_and(wasm_u8x16_shr(wasm_v128_load(b.qh + 32 * h + l), 2 * g), mask2);
+                const v128_t q = wasm_i8x16_sub(wasm_v128_or(low, wasm_i8x16_shl(high, 4)), bias);
+                const v128_t scale = wasm_i16x8_splat(b.scales[j]);
+                v128_t wq[2];
+                widen(q, wq);
+                wq[0] = wasm_i16x8_mul(wq[0], scale);
+                wq[1] = wasm_i16x8_mul(wq[1], scale);
+                for (int a = 0; a < kActLanes; ++a) sums[a] = wasm_i32x4_add(sums[a], dot_i16(wq, wide.q[a] + 2 * j, 2));
+              }
+            }
+          }
+          const v128_t d = wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.d)));
+          acc[r][ib % 8] = wasm_f32x4_add(acc[r][ib % 8], wasm_f32x4_mul(d, wasm_f32x4_convert_i32x4(sum_each(sums))));
+        }
+      }
+      const int n_valid = tile_valid(a0, n_acts, kActLanes);
+      for (int r = 0; r < kKRowTile && r0 + r < n_rows; ++r) {
+        store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
+      }
+    }
+  }
+}
+
+// ---- Float weights against F32 --------------------------------------------------
+
+// How a float row format loads: 4 elements as floats, or one.
+struct F32Row {
+  static v128_t load4(const void* row, int64_t i) { return wasm_v128_load(static_cast<const float*>(row) + i); }
+  static float load1(const void* row, int64_t i) { return static_cast<const float*>(row)[i]; }
+};
+struct F16Row {
+  static v128_t load4(const void* row, int64_t i) {
+    return f16x4_to_f32(wasm_v128_load64_zero(static_cast<const uint16_t*>(row) + i));
+  }
+  static float load1(const void* row, int64_t i) { return f16_to_f32(static_cast<const uint16_t*>(row)[i]); }
+};
+struct BF16Row {
+  static v128_t load4(const void* row, int64_t i) {
+    const v128_t h = wasm_v128_load64_zero(static_cast<const uint16_t*>(row) + i);
+    return wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(h), 16);  // bf16 is an f32's top half
+  }
+  static float load1(const void* row, int64_t i) { return bf16_to_f32(static_cast<const uint16_t*>(row)[i]); }
+};
+
+// Each converted row is used for kActs activations: f16 conversion is the
+// costly part, so half-precision rows get more activations per tile.
+template <typename Row, int kRows, int kActs>
+void gemm_float(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                int n_acts, float* out, int64_t out_stride) {
+  const int64_t n8 = n / 8 * 8;
+  for (int r0 = 0; r0 < n_rows; r0 += kRows) {
+    const uint8_t* w[kRows];
+    tile_pointers(rows, row_stride, r0, n_rows, kRows, w);
+    for (int a0 = 0; a0 < n_acts; a0 += kActs) {
+      const float* x[kActs];
+      tile_pointers(acts, act_stride, a0, n_acts, kActs, x);
+      v128_t lo[kRows][kActs], hi[kRows][kActs];  // lanes 0..3 and 4..7 of each pair's dot
+      for (int r = 0; r < kRows; ++r) {
+        for (int a = 0; a < kActs; ++a) lo[r][a] = hi[r][a] = wasm_f32x4_splat(0.0f);
+      }
+      for (int64_t i = 0; i < n8; i += 8) {
+        for (int r = 0; r < kRows; ++r) {
+          const v128_t w_lo = Row::load4(w[r], i), w_hi = Row::load4(w[r], i + 4);
+          for (int a = 0; a < kActs; ++a) {
+            lo[r][a] = wasm_f32x4_add(lo[r][a], wasm_f32x4_mul(w_lo, wasm_v128_load(x[a] + i)));
+            hi[r][a] = wasm_f32x4_add(hi[r][a], wasm_f32x4_mul(w_hi, wasm_v128_load(x[a] + i + 4)));
+          }
+        }
+      }
+      for (int r = 0; r < kRows && r0 + r < n_rows; ++r) {
+        for (int a = 0; a < kActs && a0 + a < n_acts; ++a) {
+          const void* row = w[r];
+          out[(a0 + a) * out_stride + r0 + r] =
+              finish_lanes(lo[r][a], hi[r][a], n8, n, [row](int64_t i) { return Row::load1(row, i); }, x[a]);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void gemm_f32_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                      int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_float<F32Row, 2, 2>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_f16_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                      int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_float<F16Row, 1, 4>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_bf16_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_float<BF16Row, 2, 2>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q4_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_q8_0_family<BlockQ4_0>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q5_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_q8_0_family<BlockQ5_0>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q8_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_q8_0_family<BlockQ8_0>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q4_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_q4_K(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q6_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_q6_K(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+
+}  // namespace wllm::simd128
+
+#endif

@@ -1,0 +1,172 @@
+// Block decoding and integer helpers shared by the AVX2 dot (dot_avx2.cpp) and
+// tiled (gemm_avx2.cpp) kernels, so each block format is unpacked by one piece
+// of code. Include only from x86 builds; every function carries the target
+// attribute, so the rest of the binary keeps the baseline ISA.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "quant/blocks.h"
+#include "quant/traits.h"
+
+#define WLLM_AVX2 __attribute__((target("avx2,f16c")))
+
+namespace wllm::avx2 {
+
+// Finishes a lane-structured float dot: the tail elements n8..n go to lanes
+// (i % 8) of the stored accumulator, then the fixed reduction of traits.h.
+template <typename Load>
+WLLM_AVX2 inline float finish_lanes(__m256 acc_v, int64_t n8, int64_t n, Load load, const float* x) {
+  alignas(32) float acc[8];
+  _mm256_store_ps(acc, acc_v);
+  for (int64_t i = n8; i < n; ++i) {
+    const float p = load(i) * x[i];
+    acc[i % 8] += p;
+  }
+  return sum_lanes8(acc);
+}
+
+// sum_lanes8 of the same lane of eight accumulators at once: lane c of the
+// result is ((a0+a4)+(a2+a6)) + ((a1+a5)+(a3+a7)) over lane c of a[0..7].
+WLLM_AVX2 inline __m256 sum_lanes8_each(const __m256 a[8]) {
+  const __m256 s0 = _mm256_add_ps(a[0], a[4]), s1 = _mm256_add_ps(a[1], a[5]);
+  const __m256 s2 = _mm256_add_ps(a[2], a[6]), s3 = _mm256_add_ps(a[3], a[7]);
+  return _mm256_add_ps(_mm256_add_ps(s0, s2), _mm256_add_ps(s1, s3));
+}
+
+// Σ w_i·x_i over 32 signed bytes as 8 partial int32 sums (exact). maddubs
+// multiplies unsigned by signed bytes, so |w| meets x with w's sign moved
+// onto it; a pair of products is at most 2·128·127, inside int16. x must not
+// hold -128 (negating it would wrap): our activation quantizers (Q8_0, Q8_K)
+// produce [-127, 127] only; weights may hold any byte.
+WLLM_AVX2 inline __m256i dot_i8x32(__m256i w, __m256i x) {
+  const __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(x, w));
+  return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
+}
+
+// The totals of 8 vectors of partial sums, as one vector (lane j: v[j]).
+// Integer adds are exact, so the order does not matter.
+WLLM_AVX2 inline __m256i sum_each(const __m256i v[8]) {
+  const __m256i a = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
+  const __m256i b = _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]), _mm256_hadd_epi32(v[6], v[7]));
+  // a holds blocks 0..3 in each 128-bit half, b blocks 4..7: add the halves.
+  return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20), _mm256_permute2x128_si256(a, b, 0x31));
+}
+
+// Transposes 8 vectors of 8 int32 in place: v[k] lane r <- v[r] lane k.
+WLLM_AVX2 inline void transpose_8x32(__m256i v[8]) {
+  __m256i t[8], u[8];
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_epi32(v[2 * i], v[2 * i + 1]);      // r, r+1 of lanes 0, 1 | 4, 5
+    t[2 * i + 1] = _mm256_unpackhi_epi32(v[2 * i], v[2 * i + 1]);  // lanes 2, 3 | 6, 7
+  }
+#pragma GCC unroll 2
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i] = _mm256_unpacklo_epi64(t[4 * i], t[4 * i + 2]);      // rows 4i..4i+3 of lane 0 | 4
+    u[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i], t[4 * i + 2]);  // lane 1 | 5
+    u[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);  // lane 2 | 6
+    u[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);  // lane 3 | 7
+  }
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    v[k] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x20);
+    v[k + 4] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x31);
+  }
+}
+
+WLLM_AVX2 inline int32_t total(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+  return _mm_cvtsi128_si32(s);
+}
+
+// The f16 scales of 8 consecutive blocks as floats (exact conversion).
+template <typename Block>
+WLLM_AVX2 inline __m256 scales8(const Block* b) {
+  alignas(16) uint16_t d[8];
+  for (int j = 0; j < 8; ++j) d[j] = b[j].d;
+  return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(d)));
+}
+
+// One f16 as 8 copies of its float value (exact conversion).
+WLLM_AVX2 inline __m256 splat_f16(uint16_t h) { return _mm256_cvtph_ps(_mm_set1_epi16(static_cast<int16_t>(h))); }
+
+// The f32 scales of 8 consecutive Q8_K blocks.
+WLLM_AVX2 inline __m256 act_scales8(const BlockQ8_K* x) {
+  alignas(32) float d[8];
+  for (int j = 0; j < 8; ++j) d[j] = x[j].d;
+  return _mm256_load_ps(d);
+}
+
+// Q4_0 quants of a block as 32 signed bytes in element order: the low
+// nibbles are elements 0..15, the high nibbles 16..31, each minus 8.
+WLLM_AVX2 inline __m256i q4_0_bytes(const uint8_t* qs) {
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+  const __m128i mask = _mm_set1_epi8(15);
+  const __m128i lo = _mm_and_si128(packed, mask);
+  const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), mask);
+  return _mm256_sub_epi8(_mm256_set_m128i(hi, lo), _mm256_set1_epi8(8));
+}
+
+// Q5_0: the Q4_0 nibbles plus a fifth bit per element (bit i of the 32-bit
+// qh for element i), minus 16.
+WLLM_AVX2 inline __m256i q5_0_bytes(const BlockQ5_0& b) {
+  uint32_t qh;
+  std::memcpy(&qh, b.qh, sizeof qh);
+  // Byte i/8 of qh into element i, then test bit i % 8.
+  const __m256i spread = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(static_cast<int32_t>(qh)),
+      _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+  const __m256i high = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit), _mm256_set1_epi8(16));
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
+  const __m128i mask = _mm_set1_epi8(15);
+  const __m256i low = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
+  return _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(16));
+}
+
+// Prefetches block ib of `count` rows. Tiled kernels call it for the next
+// row tile while they compute this one: a tile reads its rows as that many
+// interleaved streams, more than the hardware prefetcher follows, and
+// weights come cold from memory (without it, ~1/3 of the time in big models
+// is spent waiting for them).
+template <typename Block>
+inline void prefetch_rows(const Block* const* rows, int count, int64_t ib) {
+  for (int r = 0; r < count; ++r) _mm_prefetch(reinterpret_cast<const char*>(rows[r] + ib), _MM_HINT_T0);
+}
+
+// The signed codes of a block against Q8_0, one overload per weight format.
+WLLM_AVX2 inline __m256i block_bytes(const BlockQ4_0& b) { return q4_0_bytes(b.qs); }
+WLLM_AVX2 inline __m256i block_bytes(const BlockQ5_0& b) { return q5_0_bytes(b); }
+WLLM_AVX2 inline __m256i block_bytes(const BlockQ8_0& b) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
+}
+
+// The activation quantizers (act_quant_avx2.cpp).
+void from_float_q8_0_avx2(const float* src, void* dst, int64_t n);
+void from_float_q8_K_avx2(const float* src, void* dst, int64_t n);
+
+// The tiled kernels (gemm_avx2.cpp), registered with the dots in dot_avx2.cpp.
+void gemm_f32_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                   int n_acts, float* out, int64_t out_stride);
+void gemm_f16_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                   int n_acts, float* out, int64_t out_stride);
+void gemm_bf16_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride);
+void gemm_q4_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride);
+void gemm_q5_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride);
+void gemm_q8_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride);
+void gemm_q4_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride);
+void gemm_q6_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride);
+
+}  // namespace wllm::avx2

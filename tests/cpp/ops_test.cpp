@@ -1,0 +1,107 @@
+// matmul (the batched product, through each type's tiled gemm kernel) gives
+// exactly the values of matvec token by token, for every weight type and any
+// thread count: what makes batched prefill equal token-by-token decode.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "ops/ops.h"
+#include "quant/traits.h"
+#include "runtime/thread_pool.h"
+
+namespace wllm {
+namespace {
+
+TEST(Matmul, EqualsMatvecPerTokenForEveryWeightTypeAndThreadCount) {
+  constexpr int64_t kCols = 512, kRows = 37;  // 37 rows: no thread or tile count divides it
+  constexpr int kMaxTokens = 19;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> weights_f32(kCols * kRows), x(kCols * kMaxTokens);
+  for (float& v : weights_f32) v = value(rng);
+  for (float& v : x) v = value(rng);
+
+  size_t count = 0;
+  const TypeTraits* all = all_type_traits(&count);
+  for (size_t i = 0; i < count; ++i) {
+    const TypeTraits& t = all[i];
+    if (!t.weight_type) continue;
+    std::vector<uint8_t> data(static_cast<size_t>(row_bytes(t, kCols) * kRows));
+    t.from_float(weights_f32.data(), data.data(), kCols * kRows);
+    Tensor w;
+    w.traits = &t;
+    w.ne[0] = kCols;
+    w.ne[1] = kRows;
+    w.data = data.data();
+
+    for (int threads : {1, 2, 3}) {
+      ThreadPool pool(threads);
+      ActivationCache acts(kCols, kMaxTokens);
+      for (int n_tokens : {2, 3, 8, kMaxTokens}) {
+        std::vector<float> batched(static_cast<size_t>(kRows * n_tokens)), single(static_cast<size_t>(kRows));
+        matmul(w, x.data(), n_tokens, batched.data(), acts, pool);
+        for (int tok = 0; tok < n_tokens; ++tok) {
+          matvec(w, x.data() + tok * kCols, single.data(), acts, pool);
+          ASSERT_EQ(std::memcmp(single.data(), batched.data() + tok * kRows, sizeof(float) * kRows), 0)
+              << t.name << " threads=" << threads << " tokens=" << n_tokens << " token " << tok;
+        }
+      }
+    }
+  }
+}
+
+// Products sharing an input (Q/K/V, gate/up) give each weight's own matmul
+// values, whether the weights share an activation format or not, whatever
+// the thread count.
+TEST(Matmul, SharedInputProductsEqualSeparateOnes) {
+  constexpr int64_t kCols = 256;
+  constexpr int kTokens = 5;
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> x(kCols * kTokens);
+  for (float& v : x) v = value(rng);
+  struct Weight {
+    const char* type;
+    int64_t rows;
+    std::vector<uint8_t> data;
+    Tensor t;
+  };
+  // q4_0 and q8_0 share Q8_0 activations; q4_K takes Q8_K, f16 takes F32.
+  for (const auto& types : {std::vector<const char*>{"q4_0", "q8_0", "q4_0"}, {"q4_K", "q4_0"}, {"f16", "f16"}}) {
+    std::vector<Weight> weights;
+    for (size_t j = 0; j < types.size(); ++j) weights.push_back({types[j], static_cast<int64_t>(13 + 7 * j), {}, {}});
+    for (Weight& w : weights) {
+      const TypeTraits& t = *find_type_traits_by_name(w.type);
+      std::vector<float> f(static_cast<size_t>(kCols * w.rows));
+      for (float& v : f) v = value(rng);
+      w.data.resize(static_cast<size_t>(row_bytes(t, kCols) * w.rows));
+      t.from_float(f.data(), w.data.data(), kCols * w.rows);
+      w.t.traits = &t;
+      w.t.ne[0] = kCols;
+      w.t.ne[1] = w.rows;
+      w.t.data = w.data.data();
+    }
+    for (int threads : {1, 2, 3}) {
+      ThreadPool pool(threads);
+      ActivationCache acts(kCols, kTokens);
+      std::vector<std::vector<float>> shared(weights.size()), separate(weights.size());
+      std::vector<MatmulJob> jobs;
+      for (size_t j = 0; j < weights.size(); ++j) {
+        shared[j].assign(static_cast<size_t>(weights[j].rows * kTokens), 0.0f);
+        separate[j] = shared[j];
+        jobs.push_back({&weights[j].t, shared[j].data()});
+      }
+      matmul_shared(jobs.data(), static_cast<int>(jobs.size()), x.data(), kTokens, acts, pool);
+      for (size_t j = 0; j < weights.size(); ++j) {
+        matmul(weights[j].t, x.data(), kTokens, separate[j].data(), acts, pool);
+        EXPECT_EQ(std::memcmp(shared[j].data(), separate[j].data(), shared[j].size() * sizeof(float)), 0)
+            << types[0] << " set, weight " << j << ", threads " << threads;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace wllm
