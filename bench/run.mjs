@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick]`: prefill and decode speed, load time and peak
+// `npm run bench [-- --quick] [--shapes a,b] [--types x,y]`: prefill and decode speed, load time and peak
 // memory of our engine (native, as wasm in Node and as wasm in headless
 // Chromium) beside llama.cpp's native build and wllama (llama.cpp as wasm) in
 // Chromium, on synthetic models of real shapes (made with our own `synth` and
@@ -27,13 +27,24 @@ const quick = process.argv.includes('--quick');
 const stories15M = { shape: 'stories15M', vocab: 'ggml-vocab-llama-spm.gguf', ctx: 256 };
 const smollm2 = { shape: 'smollm2-135m', vocab: 'ggml-vocab-gpt-2.gguf', ctx: 8192 };
 const tinyllama = { shape: 'tinyllama-1.1b', vocab: 'ggml-vocab-llama-spm.gguf', ctx: 2048 };
-const shapes = quick ? [stories15M, smollm2] : [stories15M, smollm2, tinyllama];
-const types = quick ? ['q4_0'] : ['f16', 'q8_0', 'q4_0', 'q4_K_M'];
+// `--shapes a,b` and `--types x,y` keep only those of the lists below (e.g.
+// one model of the full run).
+function only(list, flag, nameOf = (x) => x) {
+  const i = process.argv.indexOf(flag);
+  if (i < 0) return list;
+  const wanted = String(process.argv[i + 1]).split(',');
+  const kept = list.filter((x) => wanted.includes(nameOf(x)));
+  if (kept.length === 0) throw new Error(`${flag}: none of ${wanted.join(', ')} is in ${list.map(nameOf).join(', ')}`);
+  return kept;
+}
+const shapes = only(quick ? [stories15M, smollm2] : [stories15M, smollm2, tinyllama], '--shapes', (s) => s.shape);
+const types = only(quick ? ['q4_0'] : ['f16', 'q8_0', 'q4_0', 'q4_K_M'], '--types');
 const promptLengths = quick ? [64] : [64, 512];
 const decodeTokens = quick ? 32 : 128;
 const threadCounts = quick ? [1] : [1, 2];
 const REFERENCE = 'llama.cpp native';
 const RUN_TIMEOUT_MS = 15 * 60 * 1000;  // one measurement, loading a 2 GB model included
+const MAX_ESTIMATED_S = 10 * 60;
 
 // The model file for (shape, type), generated once: synth writes f16, quantize
 // converts it (as one would convert a real model).
@@ -95,6 +106,15 @@ for (const t of threadCounts) {
 }
 
 const rows = [];
+// Seconds `engine` would take for a `prompt`-token measurement, from its
+// speed on the same model and threads with a shorter prompt (0 if unknown):
+// such a measurement is skipped above MAX_ESTIMATED_S (e.g. f16 TinyLlama as
+// wasm with a 512-token prompt), which would otherwise take most of an hour.
+function estimatedSeconds(engine, { shape, type, threads }, prompt) {
+  const earlier = rows.find((r) => r.shape === shape && r.type === type && r.threads === threads)?.results[engine];
+  return earlier?.prefill_tok_s ? prompt / earlier.prefill_tok_s + decodeTokens / earlier.decode_tok_s : 0;
+}
+
 for (const shape of shapes) {
   for (const type of types) {
     const model = await modelFile(shape, type);
@@ -104,7 +124,9 @@ for (const shape of shapes) {
         if (p + decodeTokens > shape.ctx) continue;  // e.g. stories15M's 256-token context
         const results = {};
         for (const engine of engines) {
+          const estimate = estimatedSeconds(engine.name, { shape: shape.shape, type, threads: t }, p);
           try {
+            if (estimate > MAX_ESTIMATED_S) throw new Error(`skipped: would take about ${Math.round(estimate / 60)} min`);
             results[engine.name] = await engine.run(model, p, decodeTokens, t);
           } catch (error) {
             results[engine.name] = { error: String(error.message).split('\n')[0] };
