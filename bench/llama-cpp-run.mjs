@@ -1,18 +1,14 @@
 // One llama.cpp (node-llama-cpp, native) measurement, run in its own process
 // so its peak memory is its own: prints one JSON line like `wasm-llm bench`.
 //   node bench/llama-cpp-run.mjs MODEL PROMPT_TOKENS GEN_TOKENS THREADS
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { benchPrompt } from './bench-prompt.js';
+import { peakRssMib } from './proc.mjs';
 
 const [modelPath, promptArg, genArg, threadsArg] = process.argv.slice(2);
 const nPrompt = Number(promptArg);
 const nGen = Number(genArg);
 const threads = Number(threadsArg);
-
-function peakRssMib() {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-  return m ? Number(m[1]) / 1024 : 0;
-}
 
 const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
 const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
@@ -22,14 +18,8 @@ const context = await model.createContext({ contextSize: nPrompt + nGen + 16, ba
 const t1 = performance.now();
 const sequence = context.getSequence();
 
-// The same kind of prompt as `wasm-llm bench`: pseudo-random ordinary tokens.
-const nVocab = model.fileInfo.metadata.tokenizer.ggml.tokens.length;
-let state = 12345;
-const prompt = [];
-for (let i = 0; i < nPrompt; i++) {
-  state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-  prompt.push(state % nVocab);
-}
+// The same prompt as `wasm-llm bench`.
+const prompt = benchPrompt(nPrompt, model.fileInfo.metadata.tokenizer.ggml.tokens.length);
 await sequence.evaluateWithoutGeneratingNewTokens(prompt);
 const t2 = performance.now();
 

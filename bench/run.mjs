@@ -1,9 +1,13 @@
-// `npm run bench [-- --quick]`: prefill and decode speed, load time and peak
-// memory of our engine (native, and as wasm in Node) beside llama.cpp's
-// native build, on synthetic models of real shapes (made with our own
-// `synth` and `quantize`, cached in build/bench-models), plus the machine's
-// memory read bandwidth. Prints one JSON line per measurement, then markdown
-// tables with every engine's figures and its ratio to llama.cpp native.
+// `npm run bench [-- --quick] [--shapes a,b] [--types x,y]`: prefill and decode speed, load time and peak
+// memory of our engine (native, as wasm in Node and as wasm in headless
+// Chromium) beside llama.cpp's native build and wllama (llama.cpp as wasm) in
+// Chromium, on synthetic models of real shapes (made with our own `synth` and
+// `quantize`, cached in build/bench-models), plus the machine's memory read
+// bandwidth. Prints one JSON line per measurement, then markdown tables with
+// every engine's figures and its ratio to llama.cpp native, then a summary of
+// the ratios the project has targets for. Every engine runs in its own
+// process, one after another; on a shared machine the absolute figures are
+// noisy, the ratios within one run less so.
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -23,12 +27,24 @@ const quick = process.argv.includes('--quick');
 const stories15M = { shape: 'stories15M', vocab: 'ggml-vocab-llama-spm.gguf', ctx: 256 };
 const smollm2 = { shape: 'smollm2-135m', vocab: 'ggml-vocab-gpt-2.gguf', ctx: 8192 };
 const tinyllama = { shape: 'tinyllama-1.1b', vocab: 'ggml-vocab-llama-spm.gguf', ctx: 2048 };
-const shapes = quick ? [stories15M, smollm2] : [stories15M, smollm2, tinyllama];
-const types = quick ? ['q4_0'] : ['f16', 'q8_0', 'q4_0', 'q4_K_M'];
+// `--shapes a,b` and `--types x,y` keep only those of the lists below (e.g.
+// one model of the full run).
+function only(list, flag, nameOf = (x) => x) {
+  const i = process.argv.indexOf(flag);
+  if (i < 0) return list;
+  const wanted = String(process.argv[i + 1]).split(',');
+  const kept = list.filter((x) => wanted.includes(nameOf(x)));
+  if (kept.length === 0) throw new Error(`${flag}: none of ${wanted.join(', ')} is in ${list.map(nameOf).join(', ')}`);
+  return kept;
+}
+const shapes = only(quick ? [stories15M, smollm2] : [stories15M, smollm2, tinyllama], '--shapes', (s) => s.shape);
+const types = only(quick ? ['q4_0'] : ['f16', 'q8_0', 'q4_0', 'q4_K_M'], '--types');
 const promptLengths = quick ? [64] : [64, 512];
 const decodeTokens = quick ? 32 : 128;
 const threadCounts = quick ? [1] : [1, 2];
 const REFERENCE = 'llama.cpp native';
+const RUN_TIMEOUT_MS = 15 * 60 * 1000;  // one measurement, loading a 2 GB model included
+const MAX_ESTIMATED_S = 10 * 60;
 
 // The model file for (shape, type), generated once: synth writes f16, quantize
 // converts it (as one would convert a real model).
@@ -56,21 +72,25 @@ function lastJsonLine(stdout) {
 
 // `wasm-llm bench` arguments for one measurement.
 const benchArgs = (model, p, n, t) => ['bench', '-m', model, '-p', String(p), '-n', String(n), '-t', String(t)];
-const runJson = async (file, args) => lastJsonLine((await execFileP(file, args, { maxBuffer: 64 << 20 })).stdout);
+// Runs a measuring process; a failure's reason is the last line it wrote to stderr.
+async function runJson(file, args) {
+  try {
+    return lastJsonLine((await execFileP(file, args, { maxBuffer: 64 << 20, timeout: RUN_TIMEOUT_MS })).stdout);
+  } catch (error) {
+    const reason = error.killed ? `killed after ${RUN_TIMEOUT_MS / 1000} s` : String(error.stderr ?? '').trim().split('\n').pop();
+    throw new Error(reason || error.message);
+  }
+}
+const node = (script, ...args) => runJson(process.execPath, [join(repo, script), ...args.map(String)]);
 
 // Each engine: a name and how to measure one (model, prompt, decode, threads)
 // as a JSON object {load_s, prefill_tok_s, decode_tok_s, peak_rss_mib}.
 const engines = [
   { name: 'ours native', run: (m, p, n, t) => runJson(cli, benchArgs(m, p, n, t)) },
-  {
-    name: 'ours wasm (Node)',
-    run: (m, p, n, t) => runJson(process.execPath, [join(repo, 'js/node/cli.js'), ...benchArgs(m, p, n, t)]),
-  },
-  {
-    name: REFERENCE,
-    run: (m, p, n, t) => runJson(process.execPath, [join(repo, 'bench/llama-cpp-run.mjs'), m, String(p), String(n),
-      String(t)]),
-  },
+  { name: 'ours wasm (Node)', run: (m, p, n, t) => node('js/node/cli.js', ...benchArgs(m, p, n, t)) },
+  { name: 'ours wasm (Chromium)', run: (m, p, n, t) => node('bench/chromium-run.mjs', 'ours', m, p, n, t) },
+  { name: REFERENCE, run: (m, p, n, t) => node('bench/llama-cpp-run.mjs', m, p, n, t) },
+  { name: 'wllama (Chromium)', run: (m, p, n, t) => node('bench/chromium-run.mjs', 'wllama', m, p, n, t) },
 ];
 
 const started = Date.now();
@@ -86,6 +106,15 @@ for (const t of threadCounts) {
 }
 
 const rows = [];
+// Seconds `engine` would take for a `prompt`-token measurement, from its
+// speed on the same model and threads with a shorter prompt (0 if unknown):
+// such a measurement is skipped above MAX_ESTIMATED_S (e.g. f16 TinyLlama as
+// wasm with a 512-token prompt), which would otherwise take most of an hour.
+function estimatedSeconds(engine, { shape, type, threads }, prompt) {
+  const earlier = rows.find((r) => r.shape === shape && r.type === type && r.threads === threads)?.results[engine];
+  return earlier?.prefill_tok_s ? prompt / earlier.prefill_tok_s + decodeTokens / earlier.decode_tok_s : 0;
+}
+
 for (const shape of shapes) {
   for (const type of types) {
     const model = await modelFile(shape, type);
@@ -95,7 +124,9 @@ for (const shape of shapes) {
         if (p + decodeTokens > shape.ctx) continue;  // e.g. stories15M's 256-token context
         const results = {};
         for (const engine of engines) {
+          const estimate = estimatedSeconds(engine.name, { shape: shape.shape, type, threads: t }, p);
           try {
+            if (estimate > MAX_ESTIMATED_S) throw new Error(`skipped: would take about ${Math.round(estimate / 60)} min`);
             results[engine.name] = await engine.run(model, p, decodeTokens, t);
           } catch (error) {
             results[engine.name] = { error: String(error.message).split('\n')[0] };
@@ -116,21 +147,54 @@ const withRatio = (r, engine, key) => {
   if (v === undefined) return '-';
   return engine === REFERENCE ? fmt(v) : `${fmt(v)} (${fmt(v / ref, 2)}x)`;
 };
+// Model bytes streamed per second while decoding (every token reads all
+// weights), and that as a share of the measured read bandwidth.
+const bandwidthUse = (r, engine) => {
+  const gbs = ((r.results[engine]?.decode_tok_s ?? NaN) * r.sizeMib * 1048576) / 1e9;
+  return `${fmt(gbs, 2)} GB/s (${fmt((100 * gbs) / bandwidth[r.threads], 0)}%)`;
+};
 const names = engines.map((e) => e.name);
 const header = (first) => [`| ${first.join(' | ')} | ${names.join(' | ')} |`,
   `|${'---|'.repeat(first.length + names.length)}`];
 const decodeRows = rows.filter((r) => r.prompt === promptLengths[0]);
+// The ratio of engine a's `key` to engine b's over `rowsOf`, as one line, and
+// how many rows meet `target` (a minimum ratio) if there is one.
+function ratioLine(rowsOf, a, b, key, target) {
+  const what = `${a} vs ${b}, ${key === 'decode_tok_s' ? 'decode' : 'prefill'}`;
+  const rs = rowsOf.map((r) => r.results[a]?.[key] / r.results[b]?.[key]).filter(Number.isFinite);
+  if (rs.length === 0) return `- ${what}: no row has both`;
+  const geomean = Math.exp(rs.reduce((sum, x) => sum + Math.log(x), 0) / rs.length);
+  const met = target ? `; target ≥${target}x met in ${rs.filter((x) => x >= target).length} of ${rs.length} rows` : '';
+  return `- ${what}: ${fmt(geomean, 2)}x over ${rs.length} rows (${fmt(Math.min(...rs), 2)}x to ${fmt(Math.max(...rs), 2)}x)${met}`;
+}
+
+function summaryLines() {
+  const chromium = 'ours wasm (Chromium)';
+  // TinyLlama q4_0: the largest model, where decode is bound by memory
+  // bandwidth; without it (--quick), the largest shape measured.
+  const bwShape = shapes.some((s) => s === tinyllama) ? tinyllama.shape : shapes.at(-1).shape;
+  const bwRows = decodeRows.filter((r) => r.shape === bwShape && r.type === 'q4_0');
+  return [
+    ratioLine(decodeRows, chromium, REFERENCE, 'decode_tok_s', 0.5),
+    ratioLine(rows, chromium, REFERENCE, 'prefill_tok_s', 0.3),
+    ratioLine(decodeRows, chromium, 'wllama (Chromium)', 'decode_tok_s'),
+    ratioLine(rows, chromium, 'wllama (Chromium)', 'prefill_tok_s'),
+    ratioLine(decodeRows, 'ours wasm (Node)', 'ours native', 'decode_tok_s', 0.7),
+    ratioLine(rows, 'ours wasm (Node)', 'ours native', 'prefill_tok_s', 0.7),
+    ...bwRows.map((r) => `- decode bandwidth use on ${r.shape} ${r.type}, ${r.threads} thread(s) (target ≥70% of ` +
+      `${bandwidth[r.threads]} GB/s): ${['ours native', 'ours wasm (Node)', chromium].map((e) => `${e} ${bandwidthUse(r, e)}`)
+        .join(', ')}`),
+  ];
+}
+
 const lines = [
   `memory read bandwidth: ${threadCounts.map((t) => `${bandwidth[t]} GB/s with ${t} thread${t > 1 ? 's' : ''}`).join(', ')}`,
   '',
-  `Decode, tokens/s (${decodeTokens} tokens; ratio to llama.cpp native). GB/s: model bytes streamed per second by ours native.`,
+  `Decode, tokens/s (${decodeTokens} tokens; ratio to llama.cpp native). GB/s: model bytes streamed per second by ours native (% of the read bandwidth).`,
   '',
-  ...header(['model', 'type', 'MiB', 'threads', 'ours native GB/s (% of bandwidth)']),
-  ...decodeRows.map((r) => {
-    const gbs = ((r.results['ours native']?.decode_tok_s ?? NaN) * r.sizeMib * 1048576) / 1e9;
-    return `| ${r.shape} | ${r.type} | ${fmt(r.sizeMib, 0)} | ${r.threads} | ${fmt(gbs, 2)} ` +
-      `(${fmt((100 * gbs) / bandwidth[r.threads], 0)}%) | ${names.map((e) => withRatio(r, e, 'decode_tok_s')).join(' | ')} |`;
-  }),
+  ...header(['model', 'type', 'MiB', 'threads', 'ours native GB/s']),
+  ...decodeRows.map((r) => `| ${r.shape} | ${r.type} | ${fmt(r.sizeMib, 0)} | ${r.threads} | ${bandwidthUse(r, 'ours native')} | ` +
+    `${names.map((e) => withRatio(r, e, 'decode_tok_s')).join(' | ')} |`),
   '',
   'Prefill, tokens/s (ratio to llama.cpp native)',
   '',
@@ -144,9 +208,16 @@ const lines = [
   ...decodeRows.map((r) => `| ${r.shape} | ${r.type} | ${r.threads} | ` +
     `${names.map((e) => `${fmt(r.results[e]?.load_s, 2)} / ${fmt(r.results[e]?.peak_rss_mib, 0)}`).join(' | ')} |`),
   '',
+  'Load: ours wasm (Chromium) streams the file from the local server into the wasm heap (no cache); wllama downloads',
+  'it into its browser cache and reads it from there. Peak MiB in Chromium: the page\'s renderer process (page, workers,',
+  'wasm memory).',
+  '',
+  'Summary (ratios of figures measured in this run; geometric mean over the rows, then the range):',
+  ...summaryLines(),
+  '',
   `(${((Date.now() - started) / 1000).toFixed(0)} s)`,
 ];
 const failures = rows.flatMap((r) => Object.entries(r.results).filter(([, v]) => v.error)
-  .map(([e, v]) => `${e} on ${r.shape} ${r.type}: ${v.error}`));
+  .map(([e, v]) => `${e} on ${r.shape} ${r.type}, ${r.threads} thread(s), prompt ${r.prompt}: ${v.error}`));
 if (failures.length) lines.push('', 'failed:', ...failures);
 console.log(lines.join('\n'));

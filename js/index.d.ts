@@ -88,6 +88,15 @@ export interface GenerationStats {
   threadsUsed: number;
 }
 
+export interface BenchResult {
+  promptTokens: number;
+  generatedTokens: number;
+  prefillSeconds: number;
+  decodeSeconds: number;
+  /** Engine threads that ran work during the benchmark. */
+  threadsUsed: number;
+}
+
 export interface MemoryInfo {
   weights: number;
   kvCache: number;
@@ -165,6 +174,11 @@ export class LLM {
   formatChat(messages: readonly ChatMessage[], options?: { addGenerationPrompt?: boolean }): string;
   tokenize(text: string, options?: { addSpecial?: boolean; parseSpecial?: boolean }): Promise<number[]>;
   detokenize(ids: readonly number[] | Int32Array | Uint32Array): Promise<string>;
+  /**
+   * Speed benchmark, timed in the engine as the CLI's `bench` times it: a prefill of
+   * `promptTokens` pseudo-random tokens, then `generateTokens` greedy decode steps.
+   */
+  bench(options: { promptTokens: number; generateTokens: number }): Promise<BenchResult>;
   /** Stops the engine worker and frees its memory; pending requests reject. */
   dispose(): Promise<void>;
 }

@@ -112,6 +112,17 @@ export class LLM {
     return this.client.request('detokenize', { ids: Array.from(ids) });
   }
 
+  // The speed benchmark, timed inside the engine as `wasm-llm bench` times it:
+  // a prefill of `promptTokens` pseudo-random tokens, then `generateTokens`
+  // greedy decode steps (they must fit the context). Resolves to
+  // {promptTokens, generatedTokens, prefillSeconds, decodeSeconds, threadsUsed}.
+  bench({ promptTokens, generateTokens }) {
+    for (const [name, n] of Object.entries({ promptTokens, generateTokens })) {
+      if (!Number.isInteger(n) || n < 1) return Promise.reject(new RangeError(`${name} must be a positive integer`));
+    }
+    return this.client.request('bench', { promptTokens, generateTokens });
+  }
+
   // Stops the worker and frees its memory; pending requests reject, later calls fail.
   async dispose() {
     await this.client.terminate();

@@ -232,6 +232,15 @@ export class EngineHost {
     }
   }
 
+  // The speed benchmark (cpp/engine/bench.h): a prefill of `promptTokens`
+  // pseudo-random tokens, then `generateTokens` greedy decode steps, in one
+  // blocking call. Returns their timings and the threads that ran work.
+  bench(promptTokens, generateTokens) {
+    const tasksBefore = this.engine.threadTasksRun();
+    const { code, message, ...times } = checkRequest(this.engine.bench(promptTokens, generateTokens));
+    return { ...times, threadsUsed: this.#threadsUsedSince(tasksBefore) };
+  }
+
   // How many engine threads ran work since the task counts were `before`:
   // counted by each thread itself, so it shows the pthreads really ran.
   #threadsUsedSince(before) {

@@ -6,6 +6,7 @@
 //
 //   caller → worker: {id, type: 'load', source, options} | {id, type: 'generate', prompt, options}
 //                    | {id, type: 'tokenize', text, addSpecial, parseSpecial} | {id, type: 'detokenize', ids}
+//                    | {id, type: 'bench', promptTokens, generateTokens}
 //                    | {type: 'abort', id}
 //   worker → caller: {type: 'ready'} | {type: 'init-error', message}  (once, at start)
 //                    | {id, type: 'progress', progress} | {id, type: 'text', text}
@@ -26,6 +27,7 @@ export function serve(post, createHost) {
       host.generate(msg.prompt, msg.options, (text) => post({ id: msg.id, type: 'text', text }), signal),
     tokenize: (msg) => host.tokenize(msg.text, msg.addSpecial, msg.parseSpecial),
     detokenize: (msg) => host.detokenize(msg.ids),
+    bench: (msg) => host.bench(msg.promptTokens, msg.generateTokens),
   };
 
   async function handle(msg, controller) {

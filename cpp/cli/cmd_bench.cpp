@@ -10,6 +10,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/model_file.h"
+#include "engine/bench.h"
 #include "quant/kernels.h"
 #include "runtime/thread_pool.h"
 
@@ -127,29 +128,7 @@ Status run(int argc, char** argv) {
   WLLM_RETURN_IF_ERROR(load_model(model, load, &engine));
   const auto t1 = Clock::now();
 
-  // Prefill: a fixed pseudo-random prompt (speed does not depend on the text).
-  Transformer& m = engine.model();
-  const int n_vocab = engine.config().n_vocab;
-  uint32_t state = 12345;
-  const float* logits = nullptr;
-  std::vector<int32_t> prompt(static_cast<size_t>(n_prompt));
-  for (int32_t& t : prompt) {
-    state = state * 1664525u + 1013904223u;
-    t = static_cast<int32_t>(state % n_vocab);
-  }
-  const auto t1b = Clock::now();  // (making the prompt is not timed)
-  for (int64_t i = 0; i < n_prompt; i += Transformer::kMaxBatch) {
-    const int n = static_cast<int>(std::min<int64_t>(Transformer::kMaxBatch, n_prompt - i));
-    logits = m.forward_batch(prompt.data() + i, n, static_cast<int>(i), false);
-  }
-  const auto t2 = Clock::now();
-  // Decode: greedy, one token at a time.
-  for (int64_t i = 0; i < n_gen; ++i) {
-    int32_t best = 0;
-    for (int v = 1; v < n_vocab; ++v) best = logits[v] > logits[best] ? v : best;
-    logits = m.forward(best, static_cast<int>(n_prompt + i));
-  }
-  const auto t3 = Clock::now();
+  WLLM_ASSIGN_OR_RETURN(const BenchTimes times, run_bench(engine, n_prompt, n_gen));
 
   const MemoryReport mem = engine.memory();
   const uint64_t peak_rss = peak_rss_bytes();  // before the bandwidth buffer
@@ -165,7 +144,7 @@ Status run(int argc, char** argv) {
       "\"prefill_tok_s\":%.2f,\"decode_tokens\":%lld,\"decode_tok_s\":%.2f,\"peak_rss_mib\":%.1f,"
       "\"weights_mib\":%.1f,\"kv_cache_mib\":%.1f,\"buffers_mib\":%.1f%s}\n",
       active_kernel_isa(), json_string(model).c_str(), engine.n_threads(), seconds(t0, t1), static_cast<long long>(n_prompt),
-      n_prompt / seconds(t1b, t2), static_cast<long long>(n_gen), n_gen / seconds(t2, t3),
+      n_prompt / times.prefill_seconds, static_cast<long long>(n_gen), n_gen / times.decode_seconds,
       peak_rss / 1048576.0, mem.weights / 1048576.0, mem.kv_cache / 1048576.0, mem.buffers / 1048576.0,
       bandwidth.c_str());
   return {};

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/sha256.h"
+#include "engine/bench.h"
 #include "engine/engine.h"
 
 namespace wllm::wasm {
@@ -233,6 +234,19 @@ class WasmEngine {
     return out;
   }
 
+  // The speed benchmark (engine/bench.h, as `wasm-llm bench` runs it):
+  // {code, message, promptTokens, generatedTokens, prefillSeconds, decodeSeconds}.
+  val bench(double n_prompt, double n_gen) {
+    const Result<BenchTimes> times = run_bench(engine_, static_cast<int64_t>(n_prompt), static_cast<int64_t>(n_gen));
+    if (!times.ok()) return status_object(times.status());
+    val out = ok_object();
+    out.set("promptTokens", static_cast<double>(times->prompt_tokens));
+    out.set("generatedTokens", static_cast<double>(times->generated_tokens));
+    out.set("prefillSeconds", times->prefill_seconds);
+    out.set("decodeSeconds", times->decode_seconds);
+    return out;
+  }
+
   // Abort: {text (what was held back), stats}.
   val cancel() {
     Generation* gen = engine_.generation();
@@ -284,7 +298,8 @@ EMSCRIPTEN_BINDINGS(wasm_llm) {
       .function("detokenize", &WasmEngine::detokenize)
       .function("startGeneration", &WasmEngine::start_generation)
       .function("step", &WasmEngine::step)
-      .function("cancel", &WasmEngine::cancel);
+      .function("cancel", &WasmEngine::cancel)
+      .function("bench", &WasmEngine::bench);
   using wllm::wasm::WasmSha256;
   emscripten::class_<WasmSha256>("Sha256")
       .constructor<>()

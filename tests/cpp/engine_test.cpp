@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/bench.h"
 #include "engine/engine.h"
 
 namespace wllm {
@@ -222,6 +223,27 @@ TEST_F(EngineTest, ContextBeyondTrainingIsRejected) {
   const Status s = load(&e, *file_, {.n_ctx = 4096, .n_threads = 1});
   EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(s.message().find("training context"), std::string::npos) << s.message();
+}
+
+TEST_F(EngineTest, BenchTimesPrefillAndDecodeWithinTheContext) {
+  Engine e;
+  ASSERT_TRUE(load(&e, *file_, {.n_ctx = 48, .n_threads = 2}).ok());
+  const Result<BenchTimes> t = run_bench(e, 40, 8);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->prompt_tokens, 40);
+  EXPECT_EQ(t->generated_tokens, 8);
+  EXPECT_GT(t->prefill_seconds, 0);
+  EXPECT_GT(t->decode_seconds, 0);
+  EXPECT_EQ(run_bench(e, 40, 9).status().code(), ErrorCode::kContextFull);
+  EXPECT_EQ(run_bench(e, 0, 8).status().code(), ErrorCode::kInvalidArgument);
+  Engine empty;
+  EXPECT_EQ(run_bench(empty, 4, 4).status().code(), ErrorCode::kInvalidArgument);
+}
+
+// bench/bench-prompt.js makes the same ids for the engines fed from JS
+// (tests/js/generate.test.mjs checks the same values).
+TEST(BenchPromptTest, IsTheFixedPseudoRandomSequence) {
+  EXPECT_EQ(bench_prompt(4, 32000), (std::vector<int32_t>{12868, 467, 4374, 12157}));
 }
 
 }  // namespace

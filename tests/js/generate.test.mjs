@@ -1,6 +1,8 @@
-// Generation through the worker: results, streaming, abort, queueing, tokenizer.
+// Generation through the worker: results, streaming, abort, queueing, tokenizer,
+// the benchmark request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, GenerationError, LLM } from '../../js/index.js';
+import { benchPrompt } from '../../bench/bench-prompt.js';
 import { modelPath } from './helpers.mjs';
 
 const prompt = 'Once upon a time';
@@ -115,6 +117,27 @@ describe('tokenizer', () => {
     const error = await llm.detokenize([1, 100000]).catch((e) => e);
     expect(error).toBeInstanceOf(GenerationError);
     expect(error.message).toMatch(/100000/);
+  });
+});
+
+describe('bench', () => {
+  it('times a prefill and greedy decode steps, as the CLI\'s bench does', async () => {
+    const r = await llm.bench({ promptTokens: 20, generateTokens: 6 });
+    expect(r).toMatchObject({ promptTokens: 20, generatedTokens: 6, threadsUsed: 1 });
+    expect(r.prefillSeconds).toBeGreaterThan(0);
+    expect(r.decodeSeconds).toBeGreaterThan(0);
+  });
+
+  it('rejects counts that are not positive integers or do not fit the context', async () => {
+    await expect(llm.bench({ promptTokens: 0, generateTokens: 6 })).rejects.toBeInstanceOf(RangeError);
+    await expect(llm.bench({ promptTokens: 20 })).rejects.toBeInstanceOf(RangeError);
+    const error = await llm.bench({ promptTokens: llm.info.contextSize, generateTokens: 1 }).catch((e) => e);
+    expect(error).toBeInstanceOf(GenerationError);
+    expect(error.message).toMatch(/do not fit the context/);
+  });
+
+  it('the JS engines\' prompt is the C++ benchmark\'s (engine_test checks the same ids)', () => {
+    expect(benchPrompt(4, 32000)).toEqual([12868, 467, 4374, 12157]);
   });
 });
 
