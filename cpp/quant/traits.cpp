@@ -74,7 +74,7 @@ constexpr KernelIsa kIsas[] = {
     {"simd128", simd128_dot_kernels, simd128_math_kernels},
 };
 
-constexpr MathKernels kReferenceMath = {ref::swiglu, ref::exp_shifted_sum};
+constexpr MathKernels kReferenceMath = {ref::swiglu, ref::softmax};
 
 bool runs(const KernelIsa& isa) {
   size_t count = 0;
