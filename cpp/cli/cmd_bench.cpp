@@ -136,6 +136,11 @@ Status run(int argc, char** argv) {
     state = state * 1664525u + 1013904223u;
     t = static_cast<int32_t>(state % n_vocab);
   }
+  // Warm-up, not timed: one token through every weight. The first pass over
+  // freshly loaded memory can cost more than a whole short prefill (on VMs
+  // that map pages for user code on first access: ~80 ms for a 90 MB model
+  // here), for llama.cpp too (bench/llama-cpp-run.mjs warms up the same way).
+  m.forward(prompt[0], 0);
   const auto t1b = Clock::now();  // (making the prompt is not timed)
   for (int64_t i = 0; i < n_prompt; i += Transformer::kMaxBatch) {
     const int n = static_cast<int>(std::min<int64_t>(Transformer::kMaxBatch, n_prompt - i));
