@@ -34,6 +34,12 @@ Result<BenchTimes> run_bench(Engine& engine, int64_t n_prompt, int64_t n_gen) {
   const int n_vocab = engine.config().n_vocab;
   const std::vector<int32_t> prompt = bench_prompt(n_prompt, n_vocab);
 
+  // Warm-up, not timed: one token through every weight. The first pass over
+  // freshly loaded memory can cost more than a whole short prefill (on VMs
+  // that map pages for user code on first access: ~80 ms for a 90 MB model
+  // here), for llama.cpp too (bench/llama-cpp-run.mjs warms up the same way).
+  m.forward(prompt[0], 0);
+
   const auto t0 = Clock::now();
   const float* logits = nullptr;
   for (int64_t i = 0; i < n_prompt; i += Transformer::kMaxBatch) {

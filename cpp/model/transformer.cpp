@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/half.h"
 
 namespace wllm {
 
@@ -28,6 +27,7 @@ Transformer::Transformer(const ModelConfig& c, const ModelWeights& w, int n_ctx,
   hb2_.resize(B * c.ffn_dim);
   logits_.resize(B * c.n_vocab);
   rope_cs_.resize(B * c.rope_dims);
+  value_f16_.resize(c.kv_dim());
   acts_ = ActivationCache(std::max({c.dim, c.q_dim(), c.ffn_dim}), kMaxBatch);
   key_cache_.resize(kv_size);
   value_cache_.resize(kv_size);
@@ -41,7 +41,7 @@ int64_t Transformer::plan_buffer_bytes(const ModelConfig& c, int n_ctx, int n_th
   const int64_t per_token = c.dim + std::max(c.dim, c.q_dim()) + 2 * c.q_dim() + 2 * c.kv_dim() + 2 * c.ffn_dim +
                             c.n_vocab + c.rope_dims;
   const int64_t floats = kMaxBatch * per_token + static_cast<int64_t>(n_threads) * (c.n_heads / c.n_kv_heads) * n_ctx;
-  return floats * static_cast<int64_t>(sizeof(float)) +
+  return floats * static_cast<int64_t>(sizeof(float)) + c.kv_dim() * static_cast<int64_t>(sizeof(uint16_t)) +
          ActivationCache::plan_bytes(std::max({c.dim, c.q_dim(), c.ffn_dim}), kMaxBatch);
 }
 
@@ -52,12 +52,13 @@ int64_t Transformer::kv_cache_bytes() const {
 int64_t Transformer::buffer_bytes() const {
   const size_t floats = x_.size() + xb_.size() + q_.size() + k_.size() + v_.size() + att_out_.size() + att_.size() +
                         hb_.size() + hb2_.size() + logits_.size() + rope_cs_.size();
-  return static_cast<int64_t>(floats * sizeof(float)) + acts_.bytes();
+  return static_cast<int64_t>(floats * sizeof(float) + value_f16_.size() * sizeof(uint16_t)) + acts_.bytes();
 }
 
 const float* Transformer::forward_batch(const int32_t* tokens, int n, int pos, bool all_logits) {
   const ModelConfig& c = config_;
   const int dim = c.dim, q_dim = c.q_dim(), kv_dim = c.kv_dim(), ffn = c.ffn_dim;
+  const TypeTraits& f16 = type_traits(TensorType::kF16);
   for (int t = 0; t < n; ++t) {
     get_row(w_.token_embd, tokens[t], &x_[static_cast<size_t>(t) * dim]);
     rope_angles(rope_, pos + t, &rope_cs_[static_cast<size_t>(t) * c.rope_dims]);
@@ -84,11 +85,10 @@ const float* Transformer::forward_batch(const int32_t* tokens, int n, int pos, b
       rope_apply(rope_, cs, k, c.n_kv_heads, c.head_dim);
       // Store this position's key and value in the cache (f16; values transposed).
       const int64_t slot = (static_cast<int64_t>(l) * n_ctx_ + pos + t) * kv_dim;
+      f16.from_float(k, key_cache_.data() + slot, kv_dim);
+      f16.from_float(v, value_f16_.data(), kv_dim);
       uint16_t* value_column = value_cache_.data() + static_cast<int64_t>(l) * kv_dim * n_ctx_ + pos + t;
-      for (int i = 0; i < kv_dim; ++i) {
-        key_cache_[slot + i] = f32_to_f16(k[i]);
-        value_column[static_cast<int64_t>(i) * n_ctx_] = f32_to_f16(v[i]);
-      }
+      for (int i = 0; i < kv_dim; ++i) value_column[static_cast<int64_t>(i) * n_ctx_] = value_f16_[i];
     }
     attention(l, n, pos);
     matmul(L.wo, att_out_.data(), n, xb_.data(), acts_, pool_);
@@ -138,11 +138,7 @@ void Transformer::attention(int layer, int n, int pos) {
       // att[h, u] = q_h · k_u / √d, then softmax over u <= p.
       gemm(f16, head_dim, keys + static_cast<int64_t>(g) * head_dim, kv_dim * 2, p + 1,
            q_.data() + static_cast<int64_t>(t) * c.q_dim() + head0, head_dim * 4, group, att, n_ctx_);
-      for (int h = 0; h < group; ++h) {
-        float* a = att + static_cast<int64_t>(h) * n_ctx_;
-        for (int u = 0; u <= p; ++u) a[u] *= scale;
-        softmax(a, p + 1);
-      }
+      for (int h = 0; h < group; ++h) softmax(att + static_cast<int64_t>(h) * n_ctx_, p + 1, scale);
       // out[h, i] = Σ_u att[h, u] · v_u[i]: row i of the transposed values.
       gemm(f16, p + 1, values + static_cast<int64_t>(g) * head_dim * n_ctx_, n_ctx_ * 2, head_dim, att, n_ctx_ * 4,
            group, att_out_.data() + static_cast<int64_t>(t) * c.q_dim() + head0, head_dim);

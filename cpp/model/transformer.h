@@ -66,6 +66,7 @@ class Transformer {
   std::vector<float> hb2_;      // (B, ffn_dim) up
   std::vector<float> logits_;   // (B, n_vocab)
   std::vector<float> rope_cs_;  // (B, rope_dims) cos, sin per rotated pair
+  std::vector<uint16_t> value_f16_;  // (kv_dim) f16: one position's values on their way to the transposed cache
   ActivationCache acts_;
 
   // KV cache in f16: half the memory of f32, like llama.cpp's default.

@@ -24,12 +24,7 @@ void rmsnorm(float* out, const float* x, const float* w, int64_t n, float eps) {
   }
 }
 
-void softmax(float* x, int64_t n) {
-  float max = x[0];
-  for (int64_t i = 1; i < n; ++i) max = std::max(max, x[i]);
-  const float inv = 1.0f / math_kernels().exp_shifted_sum(x, n, max);
-  for (int64_t i = 0; i < n; ++i) x[i] *= inv;
-}
+void softmax(float* x, int64_t n, float scale) { math_kernels().softmax(x, n, scale); }
 
 void swiglu(float* gate, const float* up, int64_t n) {
   math_kernels().swiglu(gate, up, n);

@@ -17,8 +17,8 @@ float dot_f32(const float* a, const float* b, int64_t n);
 // out = x / sqrt(mean(x²) + eps) · w        (w may be null: no gain)
 void rmsnorm(float* out, const float* x, const float* w, int64_t n, float eps);
 
-// x = softmax(x) in place, over n values.
-void softmax(float* x, int64_t n);
+// x = softmax(x · scale) in place, over n >= 1 values.
+void softmax(float* x, int64_t n, float scale = 1.0f);
 
 // gate = silu(gate) · up, elementwise over n values (SwiGLU).
 void swiglu(float* gate, const float* up, int64_t n);

@@ -32,14 +32,15 @@ const DotKernel* simd128_dot_kernels(size_t* count);
 const DotKernel* neon_dot_kernels(size_t* count);
 
 // Elementwise math of the forward pass that an ISA may speed up. Each must
-// give exactly the bits of the reference (ref::swiglu, ref::exp_shifted_sum):
+// give exactly the bits of the reference (ref::swiglu, ref::softmax):
 // core/math.h's exp and silu are lane-wise steps, so vectors of them agree.
 struct MathKernels {
   // gate[i] = silu(gate[i]) · up[i] for i < n.
   void (*swiglu)(float* gate, const float* up, int64_t n);
-  // x[i] = e^(x[i] − max) for i < n; returns Σ x[i] summed with element i in
-  // lane i % 8 and reduced by sum_lanes8 (softmax's denominator).
-  float (*exp_shifted_sum)(float* x, int64_t n, float max);
+  // x = softmax(x · scale) in place over n >= 1 values: the maximum as
+  // std::max finds it, e^(x − max) with the sum's element i in lane i % 8
+  // (reduced by sum_lanes8), then each times 1 / sum.
+  void (*softmax)(float* x, int64_t n, float scale);
 };
 const MathKernels* avx2_math_kernels();     // null when this CPU or build has none
 const MathKernels* simd128_math_kernels();  // null when built without -msimd128

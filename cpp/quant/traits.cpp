@@ -75,7 +75,7 @@ constexpr KernelIsa kIsas[] = {
     {"neon", neon_dot_kernels, nullptr},
 };
 
-constexpr MathKernels kReferenceMath = {ref::swiglu, ref::exp_shifted_sum};
+constexpr MathKernels kReferenceMath = {ref::swiglu, ref::softmax};
 
 bool runs(const KernelIsa& isa) {
   size_t count = 0;

@@ -228,21 +228,21 @@ TEST(Kernels, EveryGemmMatchesTheReferenceDotBitForBit) {
   });
 }
 
-// Activation quantizers: the reference's bytes for random rows at many
+// Activation quantizers (and F16 conversion): the reference's bytes for random rows at many
 // scales, and rows with zeros, -0, NaN, infinities, subnormals, huge values,
 // halves that round to even and a dominant value of either sign.
 TEST(Kernels, EveryActivationQuantizerMatchesTheReferenceByteForByte) {
   for_each_runnable_kernel([](const char* isa, const DotKernel& kernel) {
     if (!kernel.from_float) return;
     const TypeTraits& ref = *find_reference_traits(static_cast<uint32_t>(kernel.type));
-    const int64_t n = ref.block_size * 24;
+    const int64_t b = ref.block_size == 1 ? 32 : ref.block_size;  // the special cases below go per b values
+    const int64_t n = b * 24;
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> value(-1.0f, 1.0f);
     std::vector<float> x(static_cast<size_t>(n));
     for (int round = 0; round < 40; ++round) {
       const float scale = std::ldexp(1.0f, round % 20 * 8 - 80);  // 2^-80 .. 2^72
       for (float& v : x) v = value(rng) * scale;
-      const int64_t b = ref.block_size;
       std::fill(x.begin(), x.begin() + b, 0.0f);                       // block 0: zeros
       std::fill(x.begin() + b, x.begin() + 2 * b, -0.0f);              // block 1: negative zeros
       x[static_cast<size_t>(2 * b + round % b)] = std::nanf("");       // block 2: a NaN
@@ -261,7 +261,7 @@ TEST(Kernels, EveryActivationQuantizerMatchesTheReferenceByteForByte) {
       kernel.from_float(x.data(), got.data(), n);
       for (size_t i = 0; i < want.size(); ++i) {
         ASSERT_EQ(got[i], want[i]) << isa << " " << ref.name << " round " << round << " byte " << i << " of block "
-                                   << i / static_cast<size_t>(ref.block_bytes);
+                                   << i / static_cast<size_t>(ref.block_bytes) << " (value " << (ref.block_size == 1 ? x[i / static_cast<size_t>(ref.block_bytes)] : 0.0f) << ")";
       }
     }
   });
@@ -309,15 +309,27 @@ TEST(Kernels, EveryMathKernelMatchesTheReferenceBitForBit) {
           ASSERT_TRUE(same_float(got[i], want[i])) << isas[k].name << " swiglu(" << inputs[start + i] << "): " << got[i]
                                                    << " vs " << want[i];
         }
-        std::vector<float> e_want(inputs.begin() + start, inputs.begin() + start + n), e_got = e_want;
-        const float max = 2.5f;
-        const float sum_want = ref::exp_shifted_sum(e_want.data(), n, max);
-        const float sum_got = m->exp_shifted_sum(e_got.data(), n, max);
-        ASSERT_TRUE(same_float(sum_got, sum_want)) << isas[k].name << " exp sum n=" << n << " at " << start;
-        for (int64_t i = 0; i < n; ++i) {
-          ASSERT_TRUE(same_float(e_got[i], e_want[i])) << isas[k].name << " exp(" << inputs[start + i] << " - 2.5)";
+        for (float scale : {1.0f, 0.125f}) {
+          std::vector<float> s_want(inputs.begin() + start, inputs.begin() + start + n), s_got = s_want;
+          ref::softmax(s_want.data(), n, scale);
+          m->softmax(s_got.data(), n, scale);
+          for (int64_t i = 0; i < n; ++i) {
+            ASSERT_TRUE(same_float(s_got[i], s_want[i]))
+                << isas[k].name << " softmax n=" << n << " at " << start << " element " << i << ": " << s_got[i]
+                << " vs " << s_want[i];
+          }
         }
       }
+    }
+    // Softmax of zeros of both signs (whose maximum's sign may differ) and
+    // of a NaN first or later.
+    for (const std::vector<float>& row : {std::vector<float>(19, -0.0f), std::vector<float>{-0.0f, 0.0f, -0.0f, -1.0f},
+                                          std::vector<float>{std::nanf(""), 1.0f, 2.0f},
+                                          std::vector<float>{1.0f, std::nanf(""), 2.0f, 3.0f, 0.5f, 0.25f, 7.0f, 1.0f, 2.0f}}) {
+      std::vector<float> want = row, got = row;
+      ref::softmax(want.data(), static_cast<int64_t>(want.size()), 1.0f);
+      m->softmax(got.data(), static_cast<int64_t>(got.size()), 1.0f);
+      for (size_t i = 0; i < want.size(); ++i) ASSERT_TRUE(same_float(got[i], want[i])) << isas[k].name << " special softmax";
     }
   }
 }

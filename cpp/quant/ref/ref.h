@@ -126,7 +126,7 @@ void from_float_q8_K(const float* src, void* dst, int64_t n);
 
 // Elementwise math of the forward pass (math.cpp; see MathKernels in kernels.h).
 void swiglu(float* gate, const float* up, int64_t n);
-float exp_shifted_sum(float* x, int64_t n, float max);
+void softmax(float* x, int64_t n, float scale);
 
 // K-quants (quants_k.cpp).
 void to_float_q2_K(const void* src, float* dst, int64_t n);

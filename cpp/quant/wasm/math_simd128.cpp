@@ -6,6 +6,8 @@
 
 #if defined(__wasm_simd128__)
 
+#include <algorithm>
+
 #include "core/math.h"
 #include "quant/wasm/simd128.h"
 
@@ -55,8 +57,23 @@ void swiglu(float* gate, const float* up, int64_t n) {
   for (; i < n; ++i) gate[i] = silu_f32(gate[i]) * up[i];
 }
 
-float exp_shifted_sum(float* x, int64_t n, float max) {
+// ref::softmax on 4 lanes (the sum's 8 lanes in two vectors). The maximum:
+// every lane starts from x[0] and takes pmax(m, v) = m < v ? v : m, so a NaN
+// is skipped unless it is x[0], as std::max does; only the sign of a zero
+// maximum may differ, which changes no x − max.
+void softmax(float* x, int64_t n, float scale) {
   const int64_t n8 = n / 8 * 8;
+  const v128_t s = wasm_f32x4_splat(scale);
+  for (int64_t i = 0; i < n8; i += 4) wasm_v128_store(x + i, wasm_f32x4_mul(wasm_v128_load(x + i), s));
+  for (int64_t i = n8; i < n; ++i) x[i] *= scale;
+  v128_t m = wasm_f32x4_splat(x[0]);
+  for (int64_t i = 0; i < n8; i += 4) m = wasm_f32x4_pmax(m, wasm_v128_load(x + i));
+  float lanes[8];
+  wasm_v128_store(lanes, m);
+  float max = x[0];
+  for (int j = 0; j < 4; ++j) max = std::max(max, lanes[j]);
+  for (int64_t i = n8; i < n; ++i) max = std::max(max, x[i]);
+
   v128_t lo = wasm_f32x4_splat(0.0f), hi = wasm_f32x4_splat(0.0f);  // lanes 0..3, 4..7 of i % 8
   const v128_t one = wasm_f32x4_splat(1.0f), shift = wasm_f32x4_splat(max);
   for (int64_t i = 0; i < n8; i += 8) {
@@ -67,17 +84,19 @@ float exp_shifted_sum(float* x, int64_t n, float max) {
     lo = wasm_f32x4_add(lo, e_lo);
     hi = wasm_f32x4_add(hi, e_hi);
   }
-  float lanes[8];
   wasm_v128_store(lanes, lo);
   wasm_v128_store(lanes + 4, hi);
   for (int64_t i = n8; i < n; ++i) {
     x[i] = exp_f32(x[i] - max);
     lanes[i % 8] += x[i];
   }
-  return sum_lanes8(lanes);
+  const float inv = 1.0f / sum_lanes8(lanes);
+  const v128_t inv_v = wasm_f32x4_splat(inv);
+  for (int64_t i = 0; i < n8; i += 4) wasm_v128_store(x + i, wasm_f32x4_mul(wasm_v128_load(x + i), inv_v));
+  for (int64_t i = n8; i < n; ++i) x[i] *= inv;
 }
 
-constexpr MathKernels kSimd128Math = {swiglu, exp_shifted_sum};
+constexpr MathKernels kSimd128Math = {swiglu, softmax};
 
 }  // namespace
 }  // namespace wllm::simd128

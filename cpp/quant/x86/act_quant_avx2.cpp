@@ -1,4 +1,4 @@
-// AVX2 activation quantizers (Q8_0, Q8_K): the reference algorithms of
+// AVX2 activation quantizers (Q8_0, Q8_K; F16 for the KV cache): the reference algorithms of
 // ref/act_quant.cpp with the per-element work in vectors. Maxima do not
 // depend on order, x·id is one rounding either way, and rounding to nearest
 // even then clamping equals the reference's round_clamp, so the bytes are
@@ -99,6 +99,18 @@ WLLM_AVX2 void from_float_q8_K_avx2(const float* src, void* dst, int64_t n) {
     }
     b[ib].d = 1.0f / iscale;
   }
+}
+
+// F16 (the KV cache): vcvtps2ph rounds to nearest even, as f32_to_f16, and
+// gives the same infinities, subnormals and quiet NaNs (top payload bits).
+WLLM_AVX2 void from_float_f16_avx2(const float* src, void* dst, int64_t n) {
+  uint16_t* h = static_cast<uint16_t*>(dst);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i v = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(h + i), v);
+  }
+  for (; i < n; ++i) h[i] = f32_to_f16(src[i]);
 }
 
 }  // namespace wllm::avx2

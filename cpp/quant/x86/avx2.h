@@ -150,6 +150,7 @@ WLLM_AVX2 inline __m256i block_bytes(const BlockQ8_0& b) {
 // The activation quantizers (act_quant_avx2.cpp).
 void from_float_q8_0_avx2(const float* src, void* dst, int64_t n);
 void from_float_q8_K_avx2(const float* src, void* dst, int64_t n);
+void from_float_f16_avx2(const float* src, void* dst, int64_t n);
 
 // The tiled kernels (gemm_avx2.cpp), registered with the dots in dot_avx2.cpp.
 void gemm_f32_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,

@@ -214,7 +214,7 @@ WLLM_AVX2 float dot_q4_K_avx2(int64_t n, const void* row, const void* act) {
 
 constexpr DotKernel kAvx2Kernels[] = {
     {TensorType::kF32, dot_f32_avx2, gemm_f32_avx2},
-    {TensorType::kF16, dot_f16_avx2, gemm_f16_avx2},
+    {TensorType::kF16, dot_f16_avx2, gemm_f16_avx2, from_float_f16_avx2},
     {TensorType::kBF16, dot_bf16_avx2, gemm_bf16_avx2},
     {TensorType::kQ8_0, dot_q8_0_avx2, gemm_q8_0_avx2, from_float_q8_0_avx2},
     {TensorType::kQ4_0, dot_q4_0_avx2, gemm_q4_0_avx2},

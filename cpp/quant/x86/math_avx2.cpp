@@ -6,6 +6,8 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 
+#include <algorithm>
+
 #include "core/math.h"
 #include "quant/x86/avx2.h"
 
@@ -55,24 +57,41 @@ WLLM_AVX2 void swiglu(float* gate, const float* up, int64_t n) {
   for (; i < n; ++i) gate[i] = silu_f32(gate[i]) * up[i];
 }
 
-WLLM_AVX2 float exp_shifted_sum(float* x, int64_t n, float max) {
+// ref::softmax on 8 lanes. The maximum: every lane starts from x[0] and
+// takes max_ps(v, m) = v > m ? v : m, so a NaN is skipped unless it is x[0]
+// (then every lane stays NaN), as std::max does; only the sign of a zero
+// maximum may differ, which changes no x − max.
+WLLM_AVX2 void softmax(float* x, int64_t n, float scale) {
   const int64_t n8 = n / 8 * 8;
+  const __m256 s = _mm256_set1_ps(scale);
+  for (int64_t i = 0; i < n8; i += 8) _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), s));
+  for (int64_t i = n8; i < n; ++i) x[i] *= scale;
+  __m256 m = _mm256_set1_ps(x[0]);
+  for (int64_t i = 0; i < n8; i += 8) m = _mm256_max_ps(_mm256_loadu_ps(x + i), m);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, m);
+  float max = x[0];
+  for (float lane : lanes) max = std::max(max, lane);
+  for (int64_t i = n8; i < n; ++i) max = std::max(max, x[i]);
+
   __m256 acc = _mm256_setzero_ps();  // lane j: elements i with i % 8 == j
   for (int64_t i = 0; i < n8; i += 8) {
     const __m256 e = exp_scaled(_mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_set1_ps(max)), _mm256_set1_ps(1.0f));
     _mm256_storeu_ps(x + i, e);
     acc = _mm256_add_ps(acc, e);
   }
-  alignas(32) float lanes[8];
   _mm256_store_ps(lanes, acc);
   for (int64_t i = n8; i < n; ++i) {
     x[i] = exp_f32(x[i] - max);
     lanes[i % 8] += x[i];
   }
-  return sum_lanes8(lanes);
+  const float inv = 1.0f / sum_lanes8(lanes);
+  const __m256 inv_v = _mm256_set1_ps(inv);
+  for (int64_t i = 0; i < n8; i += 8) _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), inv_v));
+  for (int64_t i = n8; i < n; ++i) x[i] *= inv;
 }
 
-constexpr MathKernels kAvx2Math = {swiglu, exp_shifted_sum};
+constexpr MathKernels kAvx2Math = {swiglu, softmax};
 
 }  // namespace
 }  // namespace wllm::avx2
