@@ -27,3 +27,9 @@ export function huggingFaceUrl(spec) {
   const path = file.split('/').map(encodeURIComponent).join('/');
   return `https://huggingface.co/${owner}/${repo}/resolve/${encodeURIComponent(revision)}/${path}`;
 }
+
+// The download URL a string names: an http(s) URL itself, or an 'hf:' spec's;
+// undefined for anything else (a path, a name).
+export function remoteUrl(text) {
+  return /^https?:\/\//i.test(text) ? text : huggingFaceUrl(text);
+}

@@ -3,7 +3,7 @@
 // bytes in memory and web streams are handed over as a transferred
 // ReadableStream, so the worker writes them into the wasm heap chunk by
 // chunk. Platform sources (file paths in Node) are added by the platform.
-import { findModel, huggingFaceUrl } from './registry.js';
+import { findModel, remoteUrl } from './registry.js';
 
 const CHUNK_BYTES = 4 << 20;
 
@@ -13,7 +13,7 @@ const CHUNK_BYTES = 4 << 20;
 export function describeCommonSource(source, options, cacheDescription = {}) {
   if (source instanceof URL && /^https?:$/.test(source.protocol)) source = source.href;
   if (typeof source === 'string') {
-    const url = /^https?:\/\//i.test(source) ? source : huggingFaceUrl(source);
+    const url = remoteUrl(source);
     if (url) return { description: { kind: 'url', url, cache: options.cache, ...cacheDescription }, transfer: [] };
     return null;
   }

@@ -7,26 +7,21 @@
 // with a progress bar.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findModel, huggingFaceUrl } from '../registry.js';
+import { remoteUrl } from '../registry.js';
 import { defaultCacheDir } from './cache.js';
 import { downloadToCache } from './download.js';
+import { logicalCores, resolveRegistryName } from './platform.js';
 
 const require = createRequire(import.meta.url);
 const wasmDir = new URL('../../dist/wasm/', import.meta.url);
 
 // The local file for a -m value: itself, or a registry model / download.
 async function resolveModel(value) {
-  const entry = findModel(value);
-  if (entry) {
-    const modelsDir = process.env.WASM_LLM_MODELS;
-    const local = modelsDir && path.resolve(modelsDir, entry.file);
-    if (local && fs.existsSync(local)) return local;
-    return download(entry.url, entry.sha256);
-  }
-  const url = /^https?:\/\//i.test(value) ? value : huggingFaceUrl(value);
+  const entry = resolveRegistryName(value);
+  if (entry) return entry.local ?? download(entry.url, entry.sha256);
+  const url = remoteUrl(value);
   return url ? download(url) : value;
 }
 
@@ -81,9 +76,8 @@ async function main() {
     }
   }
   // The pthread pool must hold every thread the engine starts (more would hang).
-  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
   const threads = Number(flagValue(args, ['-t', '--threads'])?.value);
-  const nThreads = Math.max(Number.isInteger(threads) && threads > 0 ? threads : 0, Math.min(cores, 8), 1);
+  const nThreads = Math.max(Number.isInteger(threads) && threads > 0 ? threads : 0, Math.min(logicalCores(), 8), 1);
   const name = 'wasm-llm-cli';
   const factory = require(fileURLToPath(new URL(`${name}.js`, wasmDir)));
   // main() runs on instantiation and exits the process with its status.

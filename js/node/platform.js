@@ -12,10 +12,24 @@ import { FsModelCache, defaultCacheDir } from './cache.js';
 
 const MAX_DEFAULT_THREADS = 4;
 
+// The CPU threads Node may run on.
+export function logicalCores() {
+  return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+}
+
+// A registry name's download ({url, sha256, file}) plus, when the models folder
+// (modelsDir, else $WASM_LLM_MODELS) holds its file, that file's path as
+// `local`; null if `name` is not a registry name.
+export function resolveRegistryName(name, modelsDir = process.env.WASM_LLM_MODELS) {
+  const download = registryDownload(name);
+  if (!download) return null;
+  const local = modelsDir && path.resolve(modelsDir, download.file);
+  return { ...download, local: local && fs.existsSync(local) ? local : undefined };
+}
+
 export const nodePlatform = {
   defaultThreads() {
-    const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-    return Math.max(1, Math.min(MAX_DEFAULT_THREADS, cores));
+    return Math.max(1, Math.min(MAX_DEFAULT_THREADS, logicalCores()));
   },
 
   // Node always has SharedArrayBuffer.
@@ -41,11 +55,9 @@ export const nodePlatform = {
   // {modelsDir, cacheDir}.
   async resolveSource(source, options) {
     const cacheDir = options.cacheDir ? path.resolve(options.cacheDir) : defaultCacheDir();
-    const download = registryDownload(source);
+    const download = resolveRegistryName(source, options.modelsDir);
     if (download) {
-      const modelsDir = options.modelsDir ?? process.env.WASM_LLM_MODELS;
-      const local = modelsDir && path.resolve(modelsDir, download.file);
-      if (local && fs.existsSync(local)) return { description: { kind: 'path', path: local }, transfer: [] };
+      if (download.local) return { description: { kind: 'path', path: download.local }, transfer: [] };
       return {
         description: { kind: 'url', url: download.url, cache: options.cache, cacheDir },
         transfer: [],

@@ -113,14 +113,17 @@ inline v128_t act_scales(const BlockQ8_K* const* x, int64_t ib) {
   return wasm_f32x4_make(x[0][ib].d, x[1][ib].d, x[2][ib].d, x[3][ib].d);
 }
 
-// Q4_K: sumi = Σ_j sc_j·Σ_{32 elements of j} q·x, summ = Σ_j m_j·(bsums[2j] +
-// bsums[2j+1]); term = (dx·d)·sumi − (dx·dmin)·summ.
-void gemm_q4_K(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
-               int n_acts, float* out, int64_t out_stride) {
+// The tiling every K-quant kernel shares: kKRowTile rows x kActLanes
+// activations, the activations widened once per block, and each block's
+// float term — block_term(block, wide, x, ib, dx), one lane per activation —
+// added into accumulator ib % 8, as the dot does.
+template <typename Block, typename BlockTerm>
+void gemm_k_quant(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                  int n_acts, float* out, int64_t out_stride, BlockTerm block_term) {
   const int64_t nb = n / kQK_K;
   WideQ8K wide;
   for (int r0 = 0; r0 < n_rows; r0 += kKRowTile) {
-    const BlockQ4_K* w[kKRowTile];
+    const Block* w[kKRowTile];
     tile_pointers(rows, row_stride, r0, n_rows, kKRowTile, w);
     for (int a0 = 0; a0 < n_acts; a0 += kActLanes) {
       const BlockQ8_K* x[kActLanes];
@@ -133,34 +136,7 @@ void gemm_q4_K(int64_t n, const void* rows, int64_t row_stride, int n_rows, cons
         widen_q8_K(x, ib, &wide);
         const v128_t dx = act_scales(x, ib);
         for (int r = 0; r < kKRowTile; ++r) {
-          const BlockQ4_K& b = w[r][ib];
-          v128_t sums[kActLanes], mins[kActLanes];
-          for (v128_t& s : sums) s = wasm_i32x4_splat(0);
-          int16_t min_pairs[16];  // m_j at 2j and 2j + 1, against bsums
-          for (int j = 0; j < 8; ++j) {  // sub-block j: nibble j % 2 of qs[32·(j / 2) ..]
-            int sc, m;
-            k4_scale_min(b.scales, j, &sc, &m);
-            min_pairs[2 * j] = min_pairs[2 * j + 1] = static_cast<int16_t>(m);
-            const v128_t scale = wasm_i16x8_splat(static_cast<int16_t>(sc));
-            v128_t wq[4];
-            for (int h = 0; h < 2; ++h) {
-              const v128_t packed = wasm_v128_load(b.qs + 32 * (j / 2) + 16 * h);
-              const v128_t q = (j & 1) ? wasm_u8x16_shr(packed, 4) : wasm_v128_and(packed, wasm_i8x16_splat(15));
-              wq[2 * h] = wasm_i16x8_mul(wasm_u16x8_extend_low_u8x16(q), scale);
-              wq[2 * h + 1] = wasm_i16x8_mul(wasm_u16x8_extend_high_u8x16(q), scale);
-            }
-            for (int a = 0; a < kActLanes; ++a) sums[a] = wasm_i32x4_add(sums[a], dot_i16(wq, wide.q[a] + 4 * j, 4));
-          }
-          const v128_t m_lo = wasm_v128_load(min_pairs), m_hi = wasm_v128_load(min_pairs + 8);
-          for (int a = 0; a < kActLanes; ++a) {
-            mins[a] = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_v128_load(x[a][ib].bsums), m_lo),
-                                     wasm_i32x4_dot_i16x8(wasm_v128_load(x[a][ib].bsums + 8), m_hi));
-          }
-          const v128_t t1 = wasm_f32x4_mul(wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.d))),
-                                           wasm_f32x4_convert_i32x4(sum_each(sums)));
-          const v128_t t2 = wasm_f32x4_mul(wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.dmin))),
-                                           wasm_f32x4_convert_i32x4(sum_each(mins)));
-          acc[r][ib % 8] = wasm_f32x4_add(acc[r][ib % 8], wasm_f32x4_sub(t1, t2));
+          acc[r][ib % 8] = wasm_f32x4_add(acc[r][ib % 8], block_term(w[r][ib], wide, x, ib, dx));
         }
       }
       const int n_valid = tile_valid(a0, n_acts, kActLanes);
@@ -171,56 +147,70 @@ void gemm_q4_K(int64_t n, const void* rows, int64_t row_stride, int n_rows, cons
   }
 }
 
+// Q4_K: sumi = Σ_j sc_j·Σ_{32 elements of j} q·x, summ = Σ_j m_j·(bsums[2j] +
+// bsums[2j+1]); term = (dx·d)·sumi − (dx·dmin)·summ.
+void gemm_q4_K(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+               int n_acts, float* out, int64_t out_stride) {
+  gemm_k_quant<BlockQ4_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride,
+                          [](const BlockQ4_K& b, const WideQ8K& wide, const BlockQ8_K* const* x, int64_t ib, v128_t dx) {
+    v128_t sums[kActLanes], mins[kActLanes];
+    for (v128_t& s : sums) s = wasm_i32x4_splat(0);
+    int16_t min_pairs[16];  // m_j at 2j and 2j + 1, against bsums
+    for (int j = 0; j < 8; ++j) {  // sub-block j: nibble j % 2 of qs[32·(j / 2) ..]
+      int sc, m;
+      k4_scale_min(b.scales, j, &sc, &m);
+      min_pairs[2 * j] = min_pairs[2 * j + 1] = static_cast<int16_t>(m);
+      const v128_t scale = wasm_i16x8_splat(static_cast<int16_t>(sc));
+      v128_t wq[4];
+      for (int h = 0; h < 2; ++h) {
+        const v128_t packed = wasm_v128_load(b.qs + 32 * (j / 2) + 16 * h);
+        const v128_t q = (j & 1) ? wasm_u8x16_shr(packed, 4) : wasm_v128_and(packed, wasm_i8x16_splat(15));
+        wq[2 * h] = wasm_i16x8_mul(wasm_u16x8_extend_low_u8x16(q), scale);
+        wq[2 * h + 1] = wasm_i16x8_mul(wasm_u16x8_extend_high_u8x16(q), scale);
+      }
+      for (int a = 0; a < kActLanes; ++a) sums[a] = wasm_i32x4_add(sums[a], dot_i16(wq, wide.q[a] + 4 * j, 4));
+    }
+    const v128_t m_lo = wasm_v128_load(min_pairs), m_hi = wasm_v128_load(min_pairs + 8);
+    for (int a = 0; a < kActLanes; ++a) {
+      mins[a] = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_v128_load(x[a][ib].bsums), m_lo),
+                               wasm_i32x4_dot_i16x8(wasm_v128_load(x[a][ib].bsums + 8), m_hi));
+    }
+    const v128_t t1 = wasm_f32x4_mul(wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.d))),
+                                     wasm_f32x4_convert_i32x4(sum_each(sums)));
+    const v128_t t2 = wasm_f32x4_mul(wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.dmin))),
+                                     wasm_f32x4_convert_i32x4(sum_each(mins)));
+    return wasm_f32x4_sub(t1, t2);
+  });
+}
+
 // Q6_K: sumi = Σ_j sc_j·Σ_{16 elements of j} (q − 32)·x; term = (dx·d)·sumi.
 void gemm_q6_K(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                int n_acts, float* out, int64_t out_stride) {
-  const int64_t nb = n / kQK_K;
   const v128_t mask4 = wasm_i8x16_splat(15), mask2 = wasm_i8x16_splat(3), bias = wasm_i8x16_splat(32);
-  WideQ8K wide;
-  for (int r0 = 0; r0 < n_rows; r0 += kKRowTile) {
-    const BlockQ6_K* w[kKRowTile];
-    tile_pointers(rows, row_stride, r0, n_rows, kKRowTile, w);
-    for (int a0 = 0; a0 < n_acts; a0 += kActLanes) {
-      const BlockQ8_K* x[kActLanes];
-      tile_pointers(acts, act_stride, a0, n_acts, kActLanes, x);
-      v128_t acc[kKRowTile][8];
-      for (auto& row_acc : acc) {
-        for (v128_t& a : row_acc) a = wasm_f32x4_splat(0.0f);
-      }
-      for (int64_t ib = 0; ib < nb; ++ib) {
-        widen_q8_K(x, ib, &wide);
-        const v128_t dx = act_scales(x, ib);
-        for (int r = 0; r < kKRowTile; ++r) {
-          const BlockQ6_K& b = w[r][ib];
-          v128_t sums[kActLanes];
-          for (v128_t& s : sums) s = wasm_i32x4_splat(0);
-          for (int h = 0; h < 2; ++h) {
-            for (int g = 0; g < 4; ++g) {
-              for (int half = 0; half < 2; ++half) {  // 16 elements 128h + 32g + 16·half..: sub-block j
-                const int l = 16 * half, j = 8 * h + 2 * g + half;
-                const v128_t ql = wasm_v128_load(b.ql + 64 * h + 32 * (g & 1) + l);
-                const v128_t low = (g >> 1) ? wasm_u8x16_shr(ql, 4) : wasm_v128_and(ql, mask4);
-                const v128_t high = wasm_v128_and(wasm_u8x16_shr(wasm_v128_load(b.qh + 32 * h + l), 2 * g), mask2);
-                const v128_t q = wasm_i8x16_sub(wasm_v128_or(low, wasm_i8x16_shl(high, 4)), bias);
-                const v128_t scale = wasm_i16x8_splat(b.scales[j]);
-                v128_t wq[2];
-                widen(q, wq);
-                wq[0] = wasm_i16x8_mul(wq[0], scale);
-                wq[1] = wasm_i16x8_mul(wq[1], scale);
-                for (int a = 0; a < kActLanes; ++a) sums[a] = wasm_i32x4_add(sums[a], dot_i16(wq, wide.q[a] + 2 * j, 2));
-              }
-            }
-          }
-          const v128_t d = wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.d)));
-          acc[r][ib % 8] = wasm_f32x4_add(acc[r][ib % 8], wasm_f32x4_mul(d, wasm_f32x4_convert_i32x4(sum_each(sums))));
+  gemm_k_quant<BlockQ6_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride,
+                          [=](const BlockQ6_K& b, const WideQ8K& wide, const BlockQ8_K* const*, int64_t, v128_t dx) {
+    v128_t sums[kActLanes];
+    for (v128_t& s : sums) s = wasm_i32x4_splat(0);
+    for (int h = 0; h < 2; ++h) {
+      for (int g = 0; g < 4; ++g) {
+        for (int half = 0; half < 2; ++half) {  // 16 elements 128h + 32g + 16·half..: sub-block j
+          const int l = 16 * half, j = 8 * h + 2 * g + half;
+          const v128_t ql = wasm_v128_load(b.ql + 64 * h + 32 * (g & 1) + l);
+          const v128_t low = (g >> 1) ? wasm_u8x16_shr(ql, 4) : wasm_v128_and(ql, mask4);
+          const v128_t high = wasm_v128_and(wasm_u8x16_shr(wasm_v128_load(b.qh + 32 * h + l), 2 * g), mask2);
+          const v128_t q = wasm_i8x16_sub(wasm_v128_or(low, wasm_i8x16_shl(high, 4)), bias);
+          const v128_t scale = wasm_i16x8_splat(b.scales[j]);
+          v128_t wq[2];
+          widen(q, wq);
+          wq[0] = wasm_i16x8_mul(wq[0], scale);
+          wq[1] = wasm_i16x8_mul(wq[1], scale);
+          for (int a = 0; a < kActLanes; ++a) sums[a] = wasm_i32x4_add(sums[a], dot_i16(wq, wide.q[a] + 2 * j, 2));
         }
       }
-      const int n_valid = tile_valid(a0, n_acts, kActLanes);
-      for (int r = 0; r < kKRowTile && r0 + r < n_rows; ++r) {
-        store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
-      }
     }
-  }
+    const v128_t d = wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.d)));
+    return wasm_f32x4_mul(d, wasm_f32x4_convert_i32x4(sum_each(sums)));
+  });
 }
 
 // ---- Float weights against F32 --------------------------------------------------
