@@ -85,8 +85,8 @@ void matmul_shared(const MatmulJob* jobs, int n_jobs, const float* x, int64_t n_
       job_first_row += rows;
       if (lo >= hi) continue;
       float* out = jobs[j].out;
-      if (n_rows == 1) {  // decode: one dot per row
-        for (int64_t r = lo; r < hi; ++r) out[r] = w.traits->dot(n, w.data + r * stride, act);
+      if (n_rows == 1) {  // decode: several rows at a time against the one activation
+        matvec_rows(*w.traits, n, w.data + lo * stride, stride, static_cast<int>(hi - lo), act, out + lo);
         continue;
       }
       // A batch: the tiled kernel decodes each weight block once for several tokens.

@@ -1,7 +1,7 @@
 // ISA-specific kernels that take the place of a type's reference `dot` and
 // `gemm` in the traits table. Each must give exactly the reference's bits (see
 // the numerics contract in traits.h); tests/cpp/kernels_test.cpp checks that
-// they do, gemm against dot for every (row, activation) pair.
+// they do, gemm and matvec against dot for every (row, activation) pair.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +19,7 @@ struct DotKernel {
   DotFn dot;
   GemmFn gemm = nullptr;
   FromFloatFn from_float = nullptr;  // activation formats (Q8_0, Q8_K)
+  MatvecFn matvec = nullptr;         // decode: several rows at once against one activation
 };
 
 // The AVX2 (+F16C) kernels, or an empty list when this CPU or build has none.

@@ -1,5 +1,6 @@
 // THE table. One row per tensor type; see traits.h for what each column means.
-// The kernel columns hold the scalar reference (ref/; its gemm loops its dot);
+// The kernel columns hold the scalar reference (ref/; its gemm loops its dot,
+// and it has no matvec: matvec_rows loops the dot);
 // active_table() swaps in the ISA kernels (kernels.h) this machine runs,
 // which give the same bits.
 // Activation-only types (Q8_1, Q8_K) have a to_float too, so tests can check
@@ -45,7 +46,7 @@ bool iequals(const char* a, const char* b) {
 }
 
 // The table the engine uses: the reference rows with `dot`, `gemm` and
-// `from_float` replaced by the best kernels this machine runs. Built once, on first use.
+// `from_float` (and `matvec`) replaced by the best kernels this machine runs. Built once, on first use.
 // An ISA that has a dot but no tiled kernel for a type leaves gemm null, so
 // matmul loops the fast dot rather than the reference one.
 const std::vector<TypeTraits>& active_table() {
@@ -59,6 +60,7 @@ const std::vector<TypeTraits>& active_table() {
         if (kernels[k].dot) {
           row.dot = kernels[k].dot;
           row.gemm = kernels[k].gemm;
+          row.matvec = kernels[k].matvec;
         }
         if (kernels[k].from_float) row.from_float = kernels[k].from_float;
       }
@@ -155,6 +157,16 @@ void gemm(const TypeTraits& t, int64_t n, const void* rows, int64_t row_stride, 
   for (int r = 0; r < n_rows; ++r) {
     for (int a = 0; a < n_acts; ++a) out[a * out_stride + r] = t.dot(n, w + r * row_stride, x + a * act_stride);
   }
+}
+
+void matvec_rows(const TypeTraits& t, int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act,
+                 float* out) {
+  if (t.matvec) {
+    t.matvec(n, rows, row_stride, n_rows, act, out);
+    return;
+  }
+  const uint8_t* w = static_cast<const uint8_t*>(rows);
+  for (int r = 0; r < n_rows; ++r) out[r] = t.dot(n, w + r * row_stride, act);
 }
 
 const TypeTraits* all_type_traits(size_t* count) {

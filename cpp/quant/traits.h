@@ -6,8 +6,9 @@
 // converted once per product to the weight type's `act_type` (F32 for float
 // weights, Q8_0/Q8_1/Q8_K for quantized weights), then every row is dotted with
 // `dot`. A batch of activations (prompt tokens) goes through `gemm` instead,
-// which decodes each weight block once for several activations and must give
-// every output exactly as `dot` would. Numerics are fixed so that every ISA
+// which decodes each weight block once for several activations, and a single
+// activation (decode) through `matvec`, which works on several rows at once;
+// both must give every output exactly as `dot` would. Numerics are fixed so that every ISA
 // gives the same bits:
 //  - quantized dots sum integer products exactly per block, then combine each
 //    block's term into float accumulator (block % 8), reduced at the end by
@@ -34,6 +35,9 @@ using DotFn = float (*)(int64_t n, const void* row, const void* act);
 // every r < n_rows, a < n_acts, each value bit for bit what `dot` returns.
 using GemmFn = void (*)(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                         int64_t act_stride, int n_acts, float* out, int64_t out_stride);
+// n_rows weight rows against one activation: out[r] = dot(n, row r, act) for
+// every r < n_rows, bit for bit.
+using MatvecFn = void (*)(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
 
 struct TypeTraits {
   TensorType type;
@@ -46,6 +50,7 @@ struct TypeTraits {
   FromFloatFn from_float; // quantizer (bit for bit the reference; used by `quantize` too)
   DotFn dot;              // row . activation (null for activation-only types)
   GemmFn gemm;            // rows x activations, exactly `dot`'s values (null: matmul loops `dot`)
+  MatvecFn matvec = nullptr;  // rows x one activation, exactly `dot`'s values (null: loops `dot`)
 };
 
 // The row for `type`, or nullptr if the engine does not know the type.
@@ -62,6 +67,11 @@ const TypeTraits* all_type_traits(size_t* count);
 // kernel, or, where it has none, its dot in a loop.
 void gemm(const TypeTraits& t, int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
           int64_t act_stride, int n_acts, float* out, int64_t out_stride);
+
+// rows x one activation through the table (see MatvecFn): the type's matvec
+// kernel, or, where it has none, its dot in a loop.
+void matvec_rows(const TypeTraits& t, int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act,
+                 float* out);
 
 // Bytes taken by a row of n elements; n must be a multiple of block_size.
 inline int64_t row_bytes(const TypeTraits& t, int64_t n) { return n / t.block_size * t.block_bytes; }

@@ -1,7 +1,8 @@
 // Every ISA kernel this machine runs gives exactly the reference kernel's bits
 // (the numerics contract of traits.h), on random rows of many lengths,
 // including partial groups of 8 blocks/elements and extreme values; every
-// tiled kernel (gemm) gives exactly the reference dot of each (row, act) pair.
+// tiled kernel (gemm) and row-tiled one (matvec) gives exactly the reference
+// dot of each (row, act) pair.
 #include <gtest/gtest.h>
 #include <sys/utsname.h>
 
@@ -228,6 +229,39 @@ TEST(Kernels, EveryGemmMatchesTheReferenceDotBitForBit) {
   });
 }
 
+// matvec over row counts around and between its row tiles, over lengths with
+// partial groups of 8 blocks and long rows (kernels may prepare the activation
+// in chunks), must equal dot for every row and write nothing past the last row.
+TEST(Kernels, EveryMatvecMatchesTheReferenceDotBitForBit) {
+  for_each_runnable_kernel([](const char* isa, const DotKernel& kernel) {
+    if (!kernel.matvec) return;
+    const TypeTraits& ref = *find_reference_traits(static_cast<uint32_t>(kernel.type));
+    const TypeTraits& act = *find_reference_traits(static_cast<uint32_t>(ref.act_type));
+    for (int64_t units : {1, 3, 8, 9, 17, 300}) {
+      const int64_t n = ref.block_size == 1 ? units * 5 + 3 : units * ref.block_size;
+      for (int n_rows : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33}) {
+        for (bool extreme : {false, true}) {
+          const Matrices m = make_matrices(ref, act, n, n_rows, 1, static_cast<uint32_t>(n * 100 + n_rows), extreme);
+          const float kUntouched = -12345.0f;
+          std::vector<float> out(static_cast<size_t>(n_rows + 3), kUntouched);
+          kernel.matvec(n, m.weights.data(), m.row_stride, n_rows, m.acts.data(), out.data());
+          for (int r = 0; r < n_rows + 3; ++r) {
+            const float got = out[static_cast<size_t>(r)];
+            if (r >= n_rows) {
+              ASSERT_EQ(bits(got), bits(kUntouched)) << isa << " " << ref.name << " wrote outside row " << r;
+              continue;
+            }
+            const float want = ref.dot(n, m.weights.data() + r * m.row_stride, m.acts.data());
+            ASSERT_EQ(bits(got), bits(want)) << isa << " " << ref.name << " n=" << n << " rows=" << n_rows
+                                             << " extreme=" << extreme << " at row " << r << ": " << got << " vs "
+                                             << want;
+          }
+        }
+      }
+    }
+  });
+}
+
 // Activation quantizers (and F16 conversion): the reference's bytes for random rows at many
 // scales, and rows with zeros, -0, NaN, infinities, subnormals, huge values,
 // halves that round to even and a dominant value of either sign.
@@ -367,6 +401,7 @@ TEST(Kernels, TheTableUsesTheActiveKernels) {
     if (kernels[k].dot) {
       EXPECT_EQ(row->dot, kernels[k].dot) << row->name;
       EXPECT_EQ(row->gemm, kernels[k].gemm) << row->name;
+      EXPECT_EQ(row->matvec, kernels[k].matvec) << row->name;
     }
     if (kernels[k].from_float) {
       EXPECT_EQ(row->from_float, kernels[k].from_float) << row->name;

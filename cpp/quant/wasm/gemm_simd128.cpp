@@ -62,18 +62,13 @@ void gemm_q8_0_family(int64_t n, const void* rows, int64_t row_stride, int n_row
       }
       for (int64_t ib = 0; ib < nb; ++ib) {
         v128_t xq[kActLanes][4];  // each activation's 32 bytes as int16
-        for (int a = 0; a < kActLanes; ++a) {
-          widen(wasm_v128_load(x[a][ib].qs), xq[a]);
-          widen(wasm_v128_load(x[a][ib].qs + 16), xq[a] + 2);
-        }
+        for (int a = 0; a < kActLanes; ++a) block_codes_i16(x[a][ib], xq[a]);
         const v128_t dx = f16x4_to_f32(x[0][ib].d, x[1][ib].d, x[2][ib].d, x[3][ib].d);
         float dw[4];
         wasm_v128_store(dw, f16x4_to_f32(w[0][ib].d, w[1][ib].d, w[2][ib].d, w[3][ib].d));
         for (int r = 0; r < kQ8RowTile; ++r) {
-          v128_t lo, hi, wq[4];
-          block_codes(w[r][ib], &lo, &hi);
-          widen(lo, wq);
-          widen(hi, wq + 2);
+          v128_t wq[4];
+          block_codes_i16(w[r][ib], wq);
           v128_t partial[kActLanes];
           for (int a = 0; a < kActLanes; ++a) partial[a] = dot_i16(wq, xq[a], 4);
           const v128_t d = wasm_f32x4_mul(wasm_f32x4_splat(dw[r]), dx);
@@ -86,6 +81,86 @@ void gemm_q8_0_family(int64_t n, const void* rows, int64_t row_stride, int n_row
         store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
       }
     }
+  }
+}
+
+// ---- One activation (decode) against Q4_0, Q5_0, Q8_0 rows -------------------
+//
+// The tile above would fill 3 of its 4 lanes with copies, so here the lanes
+// hold 4 weight rows instead, and each row's term goes into its lane of
+// accumulator block % 8 — still exactly the reference's operations per row.
+// The activation is prepared once per call (widened to int16, its scale
+// converted), so the inner loop only decodes weights and multiplies.
+
+// An activation block, ready for the row loop. For Q4_0 the packed bytes b
+// (low nibble lo, high nibble hi) are used as they load: Σ lo·x_low + hi·x_high
+// = Σ b·x_low + hi·(x_high − 16·x_low), which saves masking the low nibbles;
+// the codes' −8 comes off the total as 8·Σx. All integer, all exact.
+struct PreparedQ8_0 {
+  v128_t q[4];           // the 32 bytes as int16 (elements 0..7, 8..15, 16..23, 24..31)
+  v128_t high_minus[2];  // q[2] − 16·q[0], q[3] − 16·q[1]
+  float d;
+  int32_t sum;  // Σ of the 32 bytes
+};
+
+inline void prepare_q8_0(const BlockQ8_0* x, int64_t count, PreparedQ8_0* out) {
+  for (int64_t ib = 0; ib < count; ++ib) {
+    PreparedQ8_0& p = out[ib];
+    block_codes_i16(x[ib], p.q);
+    for (int k = 0; k < 2; ++k) p.high_minus[k] = wasm_i16x8_sub(p.q[2 + k], wasm_i16x8_shl(p.q[k], 4));
+    const v128_t one = wasm_i16x8_splat(1), ones[4] = {one, one, one, one};
+    p.sum = total(dot_i16(p.q, ones, 4));
+    p.d = f16_to_f32(x[ib].d);
+  }
+}
+
+// Σ code·x of one weight block (row lanes are reduced by the caller).
+inline v128_t block_dot(const BlockQ4_0& w, const PreparedQ8_0& x) {
+  const v128_t first = wasm_u16x8_load8x8(w.qs), second = wasm_u16x8_load8x8(w.qs + 8);
+  const v128_t sum = wasm_i32x4_add(
+      wasm_i32x4_add(wasm_i32x4_dot_i16x8(first, x.q[0]), wasm_i32x4_dot_i16x8(second, x.q[1])),
+      wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_u16x8_shr(first, 4), x.high_minus[0]),
+                     wasm_i32x4_dot_i16x8(wasm_u16x8_shr(second, 4), x.high_minus[1])));
+  // −8·Σx, in lane 0 only: the caller sums the lanes.
+  return wasm_i32x4_sub(sum, wasm_i32x4_make(8 * x.sum, 0, 0, 0));
+}
+
+template <typename Block>
+inline v128_t block_dot(const Block& w, const PreparedQ8_0& x) {
+  v128_t q[4];
+  block_codes_i16(w, q);
+  return dot_i16(q, x.q, 4);
+}
+
+template <typename Block>
+void matvec_q8_0_family(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
+  constexpr int kRowLanes = 4;
+  constexpr int64_t kChunk = 256;  // blocks prepared at a time (8192 elements, 28 KiB of stack)
+  const int64_t nb = n / kQK;
+  const BlockQ8_0* x = static_cast<const BlockQ8_0*>(act);
+  PreparedQ8_0 prepared[kChunk];
+  const bool prepared_once = nb <= kChunk;  // else re-prepared per chunk of each row tile
+  if (prepared_once) prepare_q8_0(x, nb, prepared);
+  for (int r0 = 0; r0 < n_rows; r0 += kRowLanes) {
+    const Block* w[kRowLanes];
+    tile_pointers(rows, row_stride, r0, n_rows, kRowLanes, w);
+    v128_t acc[8];  // [block % 8], lane r: row r0 + r
+    for (v128_t& a : acc) a = wasm_f32x4_splat(0.0f);
+    for (int64_t c0 = 0; c0 < nb; c0 += kChunk) {
+      const int64_t c1 = c0 + kChunk < nb ? c0 + kChunk : nb;
+      if (!prepared_once) prepare_q8_0(x + c0, c1 - c0, prepared);
+      for (int64_t ib = c0; ib < c1; ++ib) {
+        const PreparedQ8_0& xb = prepared[ib - c0];
+        v128_t partial[kRowLanes];
+        for (int r = 0; r < kRowLanes; ++r) partial[r] = block_dot(w[r][ib], xb);
+        const v128_t dw = f16x4_to_f32(w[0][ib].d, w[1][ib].d, w[2][ib].d, w[3][ib].d);
+        const v128_t d = wasm_f32x4_mul(dw, wasm_f32x4_splat(xb.d));
+        acc[ib % 8] = wasm_f32x4_add(acc[ib % 8], wasm_f32x4_mul(d, wasm_f32x4_convert_i32x4(sum_each(partial))));
+      }
+    }
+    float lanes[kRowLanes];
+    wasm_v128_store(lanes, sum_lanes8_each(acc));
+    for (int r = 0; r < tile_valid(r0, n_rows, kRowLanes); ++r) out[r0 + r] = lanes[r];
   }
 }
 
@@ -303,6 +378,16 @@ void gemm_q4_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_ro
 void gemm_q6_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
   gemm_q6_K(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+
+void matvec_q4_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
+  matvec_q8_0_family<BlockQ4_0>(n, rows, row_stride, n_rows, act, out);
+}
+void matvec_q5_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
+  matvec_q8_0_family<BlockQ5_0>(n, rows, row_stride, n_rows, act, out);
+}
+void matvec_q8_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
+  matvec_q8_0_family<BlockQ8_0>(n, rows, row_stride, n_rows, act, out);
 }
 
 }  // namespace wllm::simd128

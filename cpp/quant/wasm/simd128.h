@@ -106,6 +106,31 @@ inline void block_codes(const BlockQ8_0& b, v128_t* lo, v128_t* hi) {
   *hi = wasm_v128_load(b.qs + 16);
 }
 
+// The same signed codes as four vectors of 8 int16 (elements 0..7, 8..15,
+// 16..23, 24..31), what i32x4.dot_i16x8 takes. Q8_0 and Q4_0 widen while
+// loading (load8x8), which costs less than widening the bytes afterwards.
+inline void block_codes_i16(const BlockQ8_0& b, v128_t q[4]) {
+  for (int k = 0; k < 4; ++k) q[k] = wasm_i16x8_load8x8(b.qs + 8 * k);
+}
+
+inline void block_codes_i16(const BlockQ4_0& b, v128_t q[4]) {
+  const v128_t first = wasm_u16x8_load8x8(b.qs), second = wasm_u16x8_load8x8(b.qs + 8);
+  const v128_t mask = wasm_i16x8_splat(15), eight = wasm_i16x8_splat(8);
+  q[0] = wasm_i16x8_sub(wasm_v128_and(first, mask), eight);  // low nibbles: elements 0..15
+  q[1] = wasm_i16x8_sub(wasm_v128_and(second, mask), eight);
+  q[2] = wasm_i16x8_sub(wasm_u16x8_shr(first, 4), eight);  // high nibbles: elements 16..31
+  q[3] = wasm_i16x8_sub(wasm_u16x8_shr(second, 4), eight);
+}
+
+inline void block_codes_i16(const BlockQ5_0& b, v128_t q[4]) {
+  v128_t lo, hi;
+  block_codes(b, &lo, &hi);
+  q[0] = wasm_i16x8_extend_low_i8x16(lo);
+  q[1] = wasm_i16x8_extend_high_i8x16(lo);
+  q[2] = wasm_i16x8_extend_low_i8x16(hi);
+  q[3] = wasm_i16x8_extend_high_i8x16(hi);
+}
+
 // The activation quantizers (act_quant_simd128.cpp).
 void from_float_q8_0_simd128(const float* src, void* dst, int64_t n);
 void from_float_q8_K_simd128(const float* src, void* dst, int64_t n);
@@ -127,5 +152,10 @@ void gemm_q4_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_ro
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride);
 void gemm_q6_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride);
+
+// The row-tiled single-activation kernels (gemm_simd128.cpp).
+void matvec_q4_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
+void matvec_q5_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
+void matvec_q8_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
 
 }  // namespace wllm::simd128

@@ -5,8 +5,9 @@
 //
 // The functions carry target attributes instead of a global -mavx2, so the
 // binary still runs on CPUs without AVX2; avx2_dot_kernels() checks the CPU.
-// The table at the end also lists the tiled kernels (gemm_avx2.cpp) and the
-// activation quantizers (act_quant_avx2.cpp).
+// The table at the end also lists the tiled kernels (gemm_avx2.cpp), the
+// single-activation ones (matvec_avx2.cpp) and the activation quantizers
+// (act_quant_avx2.cpp).
 #include "quant/kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -216,9 +217,9 @@ constexpr DotKernel kAvx2Kernels[] = {
     {TensorType::kF32, dot_f32_avx2, gemm_f32_avx2},
     {TensorType::kF16, dot_f16_avx2, gemm_f16_avx2, from_float_f16_avx2},
     {TensorType::kBF16, dot_bf16_avx2, gemm_bf16_avx2},
-    {TensorType::kQ8_0, dot_q8_0_avx2, gemm_q8_0_avx2, from_float_q8_0_avx2},
-    {TensorType::kQ4_0, dot_q4_0_avx2, gemm_q4_0_avx2},
-    {TensorType::kQ5_0, dot_q5_0_avx2, gemm_q5_0_avx2},
+    {TensorType::kQ8_0, dot_q8_0_avx2, gemm_q8_0_avx2, from_float_q8_0_avx2, matvec_q8_0_avx2},
+    {TensorType::kQ4_0, dot_q4_0_avx2, gemm_q4_0_avx2, nullptr, matvec_q4_0_avx2},
+    {TensorType::kQ5_0, dot_q5_0_avx2, gemm_q5_0_avx2, nullptr, matvec_q5_0_avx2},
     {TensorType::kQ4_K, dot_q4_K_avx2, gemm_q4_K_avx2},
     {TensorType::kQ6_K, dot_q6_K_avx2, gemm_q6_K_avx2},
     {TensorType::kQ8_K, nullptr, nullptr, from_float_q8_K_avx2},
