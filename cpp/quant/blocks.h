@@ -189,4 +189,52 @@ inline void q3_K_scales(const uint8_t s[12], uint8_t out[16]) {
   std::memcpy(out, words, 16);
 }
 
+// Any K-quant's sub-block scales as plain integers, for SIMD kernels that
+// scale 16 elements at a time: sc[j] and m[j] for elements 16j..16j+15 (a
+// 32-element Q4_K/Q5_K sub-block's values stand in both of its halves; Q3_K's
+// bias removed; m = 0 for the types without mins).
+inline void k_scales16(const BlockQ2_K& b, int16_t sc[16], int16_t m[16]) {
+  for (int j = 0; j < 16; ++j) {
+    sc[j] = static_cast<int16_t>(b.scales[j] & 15);
+    m[j] = static_cast<int16_t>(b.scales[j] >> 4);
+  }
+}
+
+inline void k_scales16(const BlockQ3_K& b, int16_t sc[16], int16_t m[16]) {
+  uint8_t biased[16];
+  q3_K_scales(b.scales, biased);
+  for (int j = 0; j < 16; ++j) {
+    sc[j] = static_cast<int16_t>(biased[j] - 32);
+    m[j] = 0;
+  }
+}
+
+template <typename Block>  // Q4_K, Q5_K
+inline void k4_scales16(const Block& b, int16_t sc[16], int16_t m[16]) {
+  uint8_t sm[16];
+  k4_scales_mins(b.scales, sm);
+  for (int j = 0; j < 16; ++j) {
+    sc[j] = sm[j / 2];
+    m[j] = sm[8 + j / 2];
+  }
+}
+inline void k_scales16(const BlockQ4_K& b, int16_t sc[16], int16_t m[16]) { k4_scales16(b, sc, m); }
+inline void k_scales16(const BlockQ5_K& b, int16_t sc[16], int16_t m[16]) { k4_scales16(b, sc, m); }
+
+inline void k_scales16(const BlockQ6_K& b, int16_t sc[16], int16_t m[16]) {
+  for (int j = 0; j < 16; ++j) {
+    sc[j] = b.scales[j];
+    m[j] = 0;
+  }
+}
+
+// How many elements of a K-quant block share one scale: 32 in Q4_K and Q5_K,
+// 16 in the others.
+template <typename Block>
+inline constexpr int kScaleRun = 16;
+template <>
+inline constexpr int kScaleRun<BlockQ4_K> = 32;
+template <>
+inline constexpr int kScaleRun<BlockQ5_K> = 32;
+
 }  // namespace wllm

@@ -135,11 +135,11 @@ float dot_k_quant(int64_t n, const void* row, const void* act) {
   float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (int64_t ib = 0; ib < n / kQK_K; ++ib) {
     int16_t sc[16], m[16];
-    k_scales(w[ib], sc, m);
+    k_scales16(w[ib], sc, m);
     v128_t sum = wasm_i32x4_splat(0);
-    for (int j = 0; j < 16; j += kScaleSpan<Block>) {  // the sub-blocks that share scale sc[j]
+    for (int j = 0; j < 16; j += kScaleRun<Block> / 16) {  // the sub-blocks that share scale sc[j]
       v128_t part = dot_codes16(k_codes(w[ib], j), x[ib].qs + 16 * j);
-      if constexpr (kScaleSpan<Block> == 2) {
+      if constexpr (kScaleRun<Block> == 32) {
         part = wasm_i32x4_add(part, dot_codes16(k_codes(w[ib], j + 1), x[ib].qs + 16 * j + 16));
       }
       sum = wasm_i32x4_add(sum, wasm_i32x4_mul(part, wasm_i32x4_splat(sc[j])));

@@ -156,7 +156,7 @@ void gemm_k(int64_t n, const void* rows, int64_t row_stride, int n_rows, const v
   gemm_k_quant<Block>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride,
                       [](const Block& b, const WideQ8K& wide, const BlockQ8_K* const* x, int64_t ib, v128_t dx) {
     int16_t sc[16], m[16];
-    k_scales(b, sc, m);
+    k_scales16(b, sc, m);
     v128_t sums[kActLanes];
     for (v128_t& s : sums) s = wasm_i32x4_splat(0);
     for (int j = 0; j < 16; ++j) {

@@ -125,49 +125,12 @@ inline void block_codes(const BlockQ8_0& b, v128_t* lo, v128_t* hi) {
 //
 // Every K-quant block goes through the same integer scheme in the dot and
 // tiled kernels: per 16-element sub-block j, its signed codes q (offset
-// removed) in int16 dots with the activation bytes, times the sub-block's
-// integer scale: Σ_j sc_j·Σ q·x, exact. The dot scales each sub-block's int32
-// sums; the tiled kernels scale the int16 codes once for several activations
-// (|sc·q| <= 128·32, inside int16). The types with mins add summ =
-// Σ_j m_j·bsums[j] from the activation's sums of 16.
-
-// A block's integer scale sc[j] and min m[j] (0 for types without mins) per
-// 16-element sub-block j; a 32-element sub-block's value stands in both of
-// its halves.
-inline void k_scales(const BlockQ2_K& b, int16_t sc[16], int16_t m[16]) {  // scales[j] = sc | m << 4
-  for (int j = 0; j < 16; ++j) {
-    sc[j] = static_cast<int16_t>(b.scales[j] & 15);
-    m[j] = static_cast<int16_t>(b.scales[j] >> 4);
-  }
-}
-
-inline void k_scales(const BlockQ3_K& b, int16_t sc[16], int16_t m[16]) {
-  uint8_t biased[16];
-  q3_K_scales(b.scales, biased);
-  for (int j = 0; j < 16; ++j) {
-    sc[j] = static_cast<int16_t>(biased[j] - 32);
-    m[j] = 0;
-  }
-}
-
-template <typename Block>  // Q4_K, Q5_K: 32-element sub-blocks
-inline void k4_scales(const Block& b, int16_t sc[16], int16_t m[16]) {
-  uint8_t sm[16];
-  k4_scales_mins(b.scales, sm);
-  for (int j = 0; j < 16; ++j) {
-    sc[j] = sm[j / 2];
-    m[j] = sm[8 + j / 2];
-  }
-}
-inline void k_scales(const BlockQ4_K& b, int16_t sc[16], int16_t m[16]) { k4_scales(b, sc, m); }
-inline void k_scales(const BlockQ5_K& b, int16_t sc[16], int16_t m[16]) { k4_scales(b, sc, m); }
-
-inline void k_scales(const BlockQ6_K& b, int16_t sc[16], int16_t m[16]) {
-  for (int j = 0; j < 16; ++j) {
-    sc[j] = b.scales[j];
-    m[j] = 0;
-  }
-}
+// removed, k_codes) in int16 dots with the activation bytes, times the
+// sub-block's integer scale (k_scales16 in blocks.h): Σ_j sc_j·Σ q·x, exact.
+// The dot scales each sub-block's int32 sums; the tiled kernels scale the
+// int16 codes once for several activations (|sc·q| <= 128·32, inside int16).
+// The types with mins add summ = Σ_j m_j·bsums[j] from the activation's sums
+// of 16.
 
 // The signed codes of sub-block j (elements 16j..16j+15), as blocks.h lays
 // them out; l = 16·(j % 2) is where they start within their 32-byte rows.
@@ -209,15 +172,6 @@ inline v128_t k_codes(const BlockQ6_K& b, int j) {
   const v128_t high = wasm_v128_and(wasm_u8x16_shr(wasm_v128_load(b.qh + 32 * h + l), 2 * g), wasm_i8x16_splat(3));
   return wasm_i8x16_sub(wasm_v128_or(low, wasm_i8x16_shl(high, 4)), wasm_i8x16_splat(32));
 }
-
-// How many consecutive 16-element sub-blocks share one scale: Q4_K and Q5_K
-// scale 32 elements at a time.
-template <typename Block>
-inline constexpr int kScaleSpan = 1;
-template <>
-inline constexpr int kScaleSpan<BlockQ4_K> = 2;
-template <>
-inline constexpr int kScaleSpan<BlockQ5_K> = 2;
 
 // Σ q_i·x_i over 16 signed codes and the 16 activation bytes at x, as 4
 // partial int32 sums (exact); the activation bytes widen as they load.
