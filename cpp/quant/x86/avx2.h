@@ -179,6 +179,16 @@ struct KScales {
   __m256i m;   // bsums[j] weight: the min, or offset·sc_j
 };
 
+// 16 bytes that scalar code just wrote (the whole-block scale decoders of
+// blocks.h) as a vector, moved through two 64-bit registers: one 16-byte
+// load of smaller pending stores is not forwarded from them and stalls (it
+// made the Q3_K dot 2x slower).
+WLLM_AVX2 inline __m128i from_scalar_bytes(const uint8_t bytes[16]) {
+  int64_t half[2];
+  std::memcpy(half, bytes, 16);
+  return _mm_insert_epi64(_mm_cvtsi64_si128(half[0]), half[1], 1);
+}
+
 WLLM_AVX2 inline KScales k_scales(const BlockQ2_K& b) {  // scales[j] = sc | m << 4
   const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
   const __m128i mask = _mm_set1_epi8(15);
@@ -187,18 +197,17 @@ WLLM_AVX2 inline KScales k_scales(const BlockQ2_K& b) {  // scales[j] = sc | m <
 }
 
 WLLM_AVX2 inline KScales k_scales(const BlockQ3_K& b) {  // q = u − 4
-  alignas(16) uint8_t biased[16];
+  uint8_t biased[16];
   q3_K_scales(b.scales, biased);
-  const __m256i sc = _mm256_sub_epi16(
-      _mm256_cvtepu8_epi16(_mm_load_si128(reinterpret_cast<const __m128i*>(biased))), _mm256_set1_epi16(32));
+  const __m256i sc = _mm256_sub_epi16(_mm256_cvtepu8_epi16(from_scalar_bytes(biased)), _mm256_set1_epi16(32));
   return {sc, _mm256_slli_epi16(sc, 2)};
 }
 
 template <typename Block>  // Q4_K, Q5_K: 32-element sub-blocks
 WLLM_AVX2 inline KScales k4_scales(const Block& b) {
-  alignas(16) uint8_t sm[16];
+  uint8_t sm[16];
   k4_scales_mins(b.scales, sm);
-  const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(sm));
+  const __m128i v = from_scalar_bytes(sm);
   const __m128i pairs_sc = _mm_unpacklo_epi8(v, v), pairs_m = _mm_unpackhi_epi8(v, v);
   return {_mm256_cvtepu8_epi16(pairs_sc), _mm256_cvtepu8_epi16(pairs_m)};
 }
