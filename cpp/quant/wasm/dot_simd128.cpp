@@ -118,8 +118,8 @@ float dot_blocks_q8_1(int64_t n, const void* row, const void* act) {
   wasm_v128_store(lanes, acc[0]);
   wasm_v128_store(lanes + 4, acc[1]);
   for (int64_t ib = nb8; ib < nb; ++ib) {
-    const float scaled = (f16_to_f32(w[ib].d) * f16_to_f32(x[ib].d)) * static_cast<float>(block_sum_codes(w[ib], x[ib]));
-    const float term = scaled + f16_to_f32(w[ib].m) * f16_to_f32(x[ib].s);
+    const float sum = static_cast<float>(block_sum_codes(w[ib], x[ib]));
+    const float term = (f16_to_f32(w[ib].d) * f16_to_f32(x[ib].d)) * sum + f16_to_f32(w[ib].m) * f16_to_f32(x[ib].s);
     lanes[ib % 8] += term;
   }
   return sum_lanes8(lanes);

@@ -137,8 +137,8 @@ WLLM_AVX2 inline float dot_blocks_q8_1(int64_t n, const void* row, const void* a
   _mm256_store_ps(lanes, acc);
   for (int64_t ib = nb8; ib < nb; ++ib) {
     const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[ib].qs));
-    const float scaled = (f16_to_f32(w[ib].d) * f16_to_f32(x[ib].d)) * static_cast<float>(total(dot_u8x32(codes(w[ib]), xv)));
-    const float term = scaled + f16_to_f32(w[ib].m) * f16_to_f32(x[ib].s);
+    const float sum = static_cast<float>(total(dot_u8x32(codes(w[ib]), xv)));
+    const float term = (f16_to_f32(w[ib].d) * f16_to_f32(x[ib].d)) * sum + f16_to_f32(w[ib].m) * f16_to_f32(x[ib].s);
     lanes[ib % 8] += term;
   }
   return sum_lanes8(lanes);
@@ -157,7 +157,9 @@ WLLM_AVX2 inline KSums block_sums_k(const Block& w, const BlockQ8_K& x) {
   const KScales s = k_scales(w);
   __m256i sum = _mm256_setzero_si256();
 #pragma GCC unroll 8
-  for (int k = 0; k < 8; ++k) sum = _mm256_add_epi32(sum, group_sum(group_codes(w, k), x.qs + 32 * k, scale_pair(s.sc, k)));
+  for (int k = 0; k < 8; ++k) {
+    sum = _mm256_add_epi32(sum, group_sum(group_codes(w, k), x.qs + 32 * k, scale_pair(s.sc, k)));
+  }
   const __m256i by_bsums = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)), s.m);
   if constexpr (requires { w.dmin; }) {
     return {sum, by_bsums};
