@@ -173,17 +173,22 @@ same() {
 }
 
 step "aarch64 CLI against the x86 CLI"
-# Models: the f32 stories260K, copies of it quantized by the x86 CLI, and a
-# random 256-wide q4_K_M model (stories260K is too narrow for K-quants):
-# together every NEON kernel (f32, f16, bf16, q8_0, q4_0, q5_0, q4_K, q6_K).
+# Models: the f32 stories260K, copies of it quantized by the x86 CLI, and
+# random 256-wide K-quant models (stories260K is too narrow for K-quants):
+# together every NEON kernel (f32, f16, bf16, q8_0, q4_0, q5_0, q4_1, q5_1;
+# q4_K_M: q4_K, q6_K; q3_K_M: q3_K, q4_K, q5_K, q6_K; q2_K: q2_K, q6_K).
 stories=$models/stories260K.gguf
-for type in f16 bf16 q4_0 q4_K_M; do  # q4_K_M falls back to q5_0 (+q8_0) at width 64
+stories_types=(f16 bf16 q4_0 q4_1 q5_1 q4_K_M)  # q4_K_M falls back to q5_0 (+q8_0) at width 64
+synth_types=(q4_K_M q3_K_M q2_K)
+for type in "${stories_types[@]}"; do
   [ "$parity/stories-$type.gguf" -nt build/native/wasm-llm ] ||
     logged "$parity/quantize.log" cli x86 quantize "$stories" "$parity/stories-$type.gguf" "$type"
 done
-[ "$parity/synth-q4_K_M.gguf" -nt build/native/wasm-llm ] ||
-  logged "$parity/synth.log" cli x86 synth --shape 256x2 --type q4_K_M \
-    --vocab "$models/vocab/ggml-vocab-llama-spm.gguf" -o "$parity/synth-q4_K_M.gguf"
+for type in "${synth_types[@]}"; do
+  [ "$parity/synth-$type.gguf" -nt build/native/wasm-llm ] ||
+    logged "$parity/synth.log" cli x86 synth --shape 256x2 --type "$type" \
+      --vocab "$models/vocab/ggml-vocab-llama-spm.gguf" -o "$parity/synth-$type.gguf"
+done
 
 # The quantizers are reference code: the aarch64 CLI writes the same files.
 for type in q4_0 q4_K_M; do
@@ -213,8 +218,8 @@ compare() {
 }
 
 compare stories260K "$stories" 60
-for type in f16 bf16 q4_0 q4_K_M; do compare "stories260K-$type" "$parity/stories-$type.gguf" 60; done
-compare synth-256x2-q4_K_M "$parity/synth-q4_K_M.gguf" 20
+for type in "${stories_types[@]}"; do compare "stories260K-$type" "$parity/stories-$type.gguf" 60; done
+for type in "${synth_types[@]}"; do compare "synth-256x2-$type" "$parity/synth-$type.gguf" 20; done
 
 # ---- no FMA in aarch64 engine code (-ffp-contract=off, no FMA intrinsics) --------
 

@@ -11,7 +11,9 @@
 // tensor alignment and our arena give that.
 #pragma once
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 
 namespace wllm {
 
@@ -149,6 +151,20 @@ inline void k4_scale_min(const uint8_t s[12], int j, int* sc, int* m) {
   }
 }
 
+// Q4_K/Q5_K: all 8 scales and mins at once, out[j] = sc_j and out[8 + j] = m_j
+// as k4_scale_min gives them, for SIMD kernels to load as one vector. Word by
+// word (ggml's utmp trick): bytes 0..3 keep their low 6 bits; bytes 4..7 take
+// the nibbles of s[8..11] and the top bits of s[0..3] (scales) or s[4..7] (mins).
+inline void k4_scales_mins(const uint8_t s[12], uint8_t out[16]) {
+  static_assert(std::endian::native == std::endian::little, "words hold the bytes in format order");
+  constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
+  uint32_t w[3];
+  std::memcpy(w, s, 12);
+  const uint32_t words[4] = {w[0] & kLow6, (w[2] & kLow4) | (((w[0] >> 6) & kLow2) << 4), w[1] & kLow6,
+                             ((w[2] >> 4) & kLow4) | (((w[1] >> 6) & kLow2) << 4)};
+  std::memcpy(out, words, 16);
+}
+
 // Q3_K: 6-bit scale of sub-block j (0..15), still biased by 32. Low 4 bits are
 // the low (j < 8) or high (j >= 8) nibble of s[j % 8]; top 2 bits are bits
 // 2*(j/4) .. 2*(j/4)+1 of s[8 + j%4].
@@ -157,5 +173,68 @@ inline int q3_K_scale(const uint8_t s[12], int j) {
   const int high = (s[8 + j % 4] >> (2 * (j / 4))) & 3;
   return low | (high << 4);
 }
+
+// Q3_K: all 16 scales at once, out[j] = q3_K_scale(s, j), for SIMD kernels to
+// load as one vector. Word by word: the low nibbles of s[0..7], then their
+// high nibbles, each byte with its 2-bit top from s[8..11] (bits 0..1 of
+// s[8..11] for scales 0..3, bits 2..3 for 4..7, and so on).
+inline void q3_K_scales(const uint8_t s[12], uint8_t out[16]) {
+  static_assert(std::endian::native == std::endian::little, "words hold the bytes in format order");
+  constexpr uint32_t kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
+  uint32_t w[3];
+  std::memcpy(w, s, 12);
+  const uint32_t words[4] = {(w[0] & kLow4) | ((w[2] & kLow2) << 4), (w[1] & kLow4) | (((w[2] >> 2) & kLow2) << 4),
+                             ((w[0] >> 4) & kLow4) | (((w[2] >> 4) & kLow2) << 4),
+                             ((w[1] >> 4) & kLow4) | (((w[2] >> 6) & kLow2) << 4)};
+  std::memcpy(out, words, 16);
+}
+
+// Any K-quant's sub-block scales as plain integers, for SIMD kernels that
+// scale 16 elements at a time: sc[j] and m[j] for elements 16j..16j+15 (a
+// 32-element Q4_K/Q5_K sub-block's values stand in both of its halves; Q3_K's
+// bias removed; m = 0 for the types without mins).
+inline void k_scales16(const BlockQ2_K& b, int16_t sc[16], int16_t m[16]) {
+  for (int j = 0; j < 16; ++j) {
+    sc[j] = static_cast<int16_t>(b.scales[j] & 15);
+    m[j] = static_cast<int16_t>(b.scales[j] >> 4);
+  }
+}
+
+inline void k_scales16(const BlockQ3_K& b, int16_t sc[16], int16_t m[16]) {
+  uint8_t biased[16];
+  q3_K_scales(b.scales, biased);
+  for (int j = 0; j < 16; ++j) {
+    sc[j] = static_cast<int16_t>(biased[j] - 32);
+    m[j] = 0;
+  }
+}
+
+template <typename Block>  // Q4_K, Q5_K
+inline void k4_scales16(const Block& b, int16_t sc[16], int16_t m[16]) {
+  uint8_t sm[16];
+  k4_scales_mins(b.scales, sm);
+  for (int j = 0; j < 16; ++j) {
+    sc[j] = sm[j / 2];
+    m[j] = sm[8 + j / 2];
+  }
+}
+inline void k_scales16(const BlockQ4_K& b, int16_t sc[16], int16_t m[16]) { k4_scales16(b, sc, m); }
+inline void k_scales16(const BlockQ5_K& b, int16_t sc[16], int16_t m[16]) { k4_scales16(b, sc, m); }
+
+inline void k_scales16(const BlockQ6_K& b, int16_t sc[16], int16_t m[16]) {
+  for (int j = 0; j < 16; ++j) {
+    sc[j] = b.scales[j];
+    m[j] = 0;
+  }
+}
+
+// How many elements of a K-quant block share one scale: 32 in Q4_K and Q5_K,
+// 16 in the others.
+template <typename Block>
+inline constexpr int kScaleRun = 16;
+template <>
+inline constexpr int kScaleRun<BlockQ4_K> = 32;
+template <>
+inline constexpr int kScaleRun<BlockQ5_K> = 32;
 
 }  // namespace wllm

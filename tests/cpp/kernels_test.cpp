@@ -110,6 +110,25 @@ TEST(Kernels, Aarch64RunsTheNeonKernels) {
   EXPECT_EQ(active_kernel_isa(), want);
 }
 
+// The whole-block scale decoders that SIMD kernels load as one vector give
+// exactly what the per-sub-block ones (blocks.h) give, on random bytes.
+TEST(Kernels, BulkScaleDecodersMatchThePerSubBlockOnes) {
+  std::mt19937 rng(3);
+  for (int round = 0; round < 2000; ++round) {
+    uint8_t s[12], k4[16], q3[16];
+    for (uint8_t& b : s) b = static_cast<uint8_t>(rng());
+    k4_scales_mins(s, k4);
+    q3_K_scales(s, q3);
+    for (int j = 0; j < 8; ++j) {
+      int sc, m;
+      k4_scale_min(s, j, &sc, &m);
+      ASSERT_EQ(k4[j], sc) << "k4 scale " << j;
+      ASSERT_EQ(k4[8 + j], m) << "k4 min " << j;
+    }
+    for (int j = 0; j < 16; ++j) ASSERT_EQ(q3[j], q3_K_scale(s, j)) << "q3_K scale " << j;
+  }
+}
+
 // Calls f(isa name, kernel) for every kernel of every ISA this CPU runs (not
 // only the active one: an AVX-512 machine checks the AVX2 kernels too).
 template <typename F>

@@ -118,29 +118,53 @@ inline int32_t block_sum_q8_0(const BlockQ8_0& w, const BlockQ8_0& x) {
   return block_sum32(vld1q_s8(w.qs), vld1q_s8(w.qs + 16), x.qs);
 }
 
-// Q4_0: low nibbles are elements 0..15, high nibbles 16..31, each minus 8.
-inline int32_t block_sum_q4_0(const BlockQ4_0& w, const BlockQ8_0& x) {
-  const uint8x16_t packed = vld1q_u8(w.qs);
-  const int8x16_t eight = vdupq_n_s8(8);
-  const int8x16_t lo = vsubq_s8(vreinterpretq_s8_u8(vandq_u8(packed, vdupq_n_u8(15))), eight);
-  const int8x16_t hi = vsubq_s8(vreinterpretq_s8_u8(vshrq_n_u8(packed, 4)), eight);
-  return block_sum32(lo, hi, x.qs);
+// Q4_0/Q4_1 nibbles: low nibbles are elements 0..15, high nibbles 16..31.
+inline void nibbles(const uint8_t* qs, uint8x16_t* lo, uint8x16_t* hi) {
+  const uint8x16_t packed = vld1q_u8(qs);
+  *lo = vandq_u8(packed, vdupq_n_u8(15));
+  *hi = vshrq_n_u8(packed, 4);
 }
 
-// Q5_0: Q4_0's nibbles plus bit i of the little-endian u32 qh on top, minus 16.
-inline int32_t block_sum_q5_0(const BlockQ5_0& w, const BlockQ8_0& x) {
+// Q5_0/Q5_1 codes 0..31: the nibbles plus bit i of the little-endian u32 qh on top.
+template <typename Block>
+inline void q5_codes(const Block& w, uint8x16_t* lo, uint8x16_t* hi) {
   // Byte i/8 of qh into element i, then test bit i % 8.
   const uint8x16_t bit = vreinterpretq_u8_u64(vdupq_n_u64(0x8040201008040201ull));
   const uint8x16_t spread_lo = vcombine_u8(vdup_n_u8(w.qh[0]), vdup_n_u8(w.qh[1]));
   const uint8x16_t spread_hi = vcombine_u8(vdup_n_u8(w.qh[2]), vdup_n_u8(w.qh[3]));
   const uint8x16_t sixteen = vdupq_n_u8(16);
-  const uint8x16_t high_lo = vandq_u8(vtstq_u8(spread_lo, bit), sixteen);
-  const uint8x16_t high_hi = vandq_u8(vtstq_u8(spread_hi, bit), sixteen);
-  const uint8x16_t packed = vld1q_u8(w.qs);
-  const uint8x16_t lo = vorrq_u8(vandq_u8(packed, vdupq_n_u8(15)), high_lo);
-  const uint8x16_t hi = vorrq_u8(vshrq_n_u8(packed, 4), high_hi);
-  return block_sum32(vsubq_s8(vreinterpretq_s8_u8(lo), vreinterpretq_s8_u8(sixteen)),
-                     vsubq_s8(vreinterpretq_s8_u8(hi), vreinterpretq_s8_u8(sixteen)), x.qs);
+  nibbles(w.qs, lo, hi);
+  *lo = vorrq_u8(*lo, vandq_u8(vtstq_u8(spread_lo, bit), sixteen));
+  *hi = vorrq_u8(*hi, vandq_u8(vtstq_u8(spread_hi, bit), sixteen));
+}
+
+// Q4_0: the nibbles minus 8.
+inline int32_t block_sum_q4_0(const BlockQ4_0& w, const BlockQ8_0& x) {
+  uint8x16_t lo, hi;
+  nibbles(w.qs, &lo, &hi);
+  const int8x16_t eight = vdupq_n_s8(8);
+  return block_sum32(vsubq_s8(vreinterpretq_s8_u8(lo), eight), vsubq_s8(vreinterpretq_s8_u8(hi), eight), x.qs);
+}
+
+// Q5_0: the codes minus 16.
+inline int32_t block_sum_q5_0(const BlockQ5_0& w, const BlockQ8_0& x) {
+  uint8x16_t lo, hi;
+  q5_codes(w, &lo, &hi);
+  const int8x16_t sixteen = vdupq_n_s8(16);
+  return block_sum32(vsubq_s8(vreinterpretq_s8_u8(lo), sixteen), vsubq_s8(vreinterpretq_s8_u8(hi), sixteen), x.qs);
+}
+
+// Q4_1, Q5_1: codes as they are (0..31 fit int8), against Q8_1.
+inline int32_t block_sum_q4_1(const BlockQ4_1& w, const BlockQ8_1& x) {
+  uint8x16_t lo, hi;
+  nibbles(w.qs, &lo, &hi);
+  return block_sum32(vreinterpretq_s8_u8(lo), vreinterpretq_s8_u8(hi), x.qs);
+}
+
+inline int32_t block_sum_q5_1(const BlockQ5_1& w, const BlockQ8_1& x) {
+  uint8x16_t lo, hi;
+  q5_codes(w, &lo, &hi);
+  return block_sum32(vreinterpretq_s8_u8(lo), vreinterpretq_s8_u8(hi), x.qs);
 }
 
 // ---- Q8_0-activation types: term = (d_w·d_x)·sum into lane (block % 8) ---------
@@ -171,112 +195,148 @@ float dot_blocks_q8_0(int64_t n, const void* row, const void* act) {
   return sum_lanes8(lanes);
 }
 
-// ---- K-quants (Q8_K activations): one term per 256-element super-block -----------
+// ---- Q8_1-activation types: term = (d_w·d_x)·sum + m_w·s_x into lane (block % 8) --
 
-// Q6_K: Σ_j scales[j]·Σ_{16 elements of j} q·x with q = 6-bit code − 32.
-// Element 128h + 32g + l: nibble (g >> 1) of ql[64h + 32(g & 1) + l], plus
-// bits 2g..2g+1 of qh[32h + l] on top.
-inline int32_t block_sum_q6_K(const BlockQ6_K& w, const BlockQ8_K& x) {
-  const uint8x16_t mask4 = vdupq_n_u8(15), mask2 = vdupq_n_u8(3);
-  const int8x16_t bias = vdupq_n_s8(32);
-  int32x4_t sum = vdupq_n_s32(0);
-  for (int h = 0; h < 2; ++h) {
-    for (int l = 0; l < 32; l += 16) {  // 16 elements of each group g: sub-block 8h + 2g + l/16
-      const uint8x16_t ql0 = vld1q_u8(w.ql + 64 * h + l), ql1 = vld1q_u8(w.ql + 64 * h + 32 + l);
-      const uint8x16_t qh = vld1q_u8(w.qh + 32 * h + l);
-      const uint8x16_t low[4] = {vandq_u8(ql0, mask4), vandq_u8(ql1, mask4), vshrq_n_u8(ql0, 4), vshrq_n_u8(ql1, 4)};
-      const uint8x16_t high[4] = {vandq_u8(qh, mask2), vandq_u8(vshrq_n_u8(qh, 2), mask2),
-                                  vandq_u8(vshrq_n_u8(qh, 4), mask2), vshrq_n_u8(qh, 6)};
-      for (int g = 0; g < 4; ++g) {
-        const int8x16_t q = vsubq_s8(vreinterpretq_s8_u8(vorrq_u8(low[g], vshlq_n_u8(high[g], 4))), bias);
-        const int32x4_t part = dot_i8x16(vdupq_n_s32(0), q, vld1q_s8(x.qs + 128 * h + 32 * g + l));
-        sum = vmlaq_n_s32(sum, part, w.scales[8 * h + 2 * g + l / 16]);  // integer: exact
-      }
-    }
-  }
-  return vaddvq_s32(sum);
-}
-
-float dot_q6_K_neon(int64_t n, const void* row, const void* act) {
-  const BlockQ6_K* w = static_cast<const BlockQ6_K*>(row);
-  const BlockQ8_K* x = static_cast<const BlockQ8_K*>(act);
-  const int64_t nb = n / kQK_K, nb8 = nb / 8 * 8;
+// Their codes carry no offset: the min comes back through the activation's
+// s = d_x·Σ x.
+template <typename Block, int32_t (*block_sum)(const Block&, const BlockQ8_1&)>
+float dot_blocks_q8_1(int64_t n, const void* row, const void* act) {
+  const Block* w = static_cast<const Block*>(row);
+  const BlockQ8_1* x = static_cast<const BlockQ8_1*>(act);
+  const int64_t nb = n / kQK, nb8 = nb / 8 * 8;
   Lanes8 acc = zero8();
   for (int64_t ib = 0; ib < nb8; ib += 8) {
     int32_t sums[8];
-    uint16_t dw[8];
-    float dx[8];
+    uint16_t dw[8], dx[8], mw[8], sx[8];
     for (int j = 0; j < 8; ++j) {
-      sums[j] = block_sum_q6_K(w[ib + j], x[ib + j]);
+      sums[j] = block_sum(w[ib + j], x[ib + j]);
       dw[j] = w[ib + j].d;
       dx[j] = x[ib + j].d;
+      mw[j] = w[ib + j].m;
+      sx[j] = x[ib + j].s;
     }
-    const Lanes8 d = mul8(load8(dx), f16_to_f32_8(dw));
-    acc = add8(acc, mul8(d, to_float8(sums)));
+    const Lanes8 scaled = mul8(mul8(f16_to_f32_8(dw), f16_to_f32_8(dx)), to_float8(sums));
+    acc = add8(acc, add8(scaled, mul8(f16_to_f32_8(mw), f16_to_f32_8(sx))));
   }
   float lanes[8];
   store8(acc, lanes);
   for (int64_t ib = nb8; ib < nb; ++ib) {
-    const float term = (x[ib].d * f16_to_f32(w[ib].d)) * static_cast<float>(block_sum_q6_K(w[ib], x[ib]));
+    const float scaled = (f16_to_f32(w[ib].d) * f16_to_f32(x[ib].d)) * static_cast<float>(block_sum(w[ib], x[ib]));
+    const float term = scaled + f16_to_f32(w[ib].m) * f16_to_f32(x[ib].s);
     lanes[ib % 8] += term;
   }
   return sum_lanes8(lanes);
 }
 
-// Q4_K: sumi = Σ_j sc_j·Σ_{32 elements of j} q·x with q in [0, 15] (sub-block
-// j is nibble j % 2 of qs[32·(j / 2) ..]), and summ = Σ_j m_j·(bsums[2j] +
-// bsums[2j+1]); term = (dx·d)·sumi − (dx·dmin)·summ.
-inline void block_sums_q4_K(const BlockQ4_K& w, const BlockQ8_K& x, int32_t* sumi, int32_t* summ) {
-  const uint8x16_t mask4 = vdupq_n_u8(15);
-  int32x4_t sum = vdupq_n_s32(0);
-  int32_t mins = 0;
-  for (int c = 0; c < 4; ++c) {
-    const uint8x16_t qs0 = vld1q_u8(w.qs + 32 * c), qs1 = vld1q_u8(w.qs + 32 * c + 16);
-    for (int half = 0; half < 2; ++half) {
-      const int j = 2 * c + half;
-      int sc, m;
-      k4_scale_min(w.scales, j, &sc, &m);
-      const uint8x16_t q0 = half ? vshrq_n_u8(qs0, 4) : vandq_u8(qs0, mask4);
-      const uint8x16_t q1 = half ? vshrq_n_u8(qs1, 4) : vandq_u8(qs1, mask4);
-      const int8_t* xq = x.qs + 32 * j;
-      int32x4_t part = dot_i8x16(vdupq_n_s32(0), vreinterpretq_s8_u8(q0), vld1q_s8(xq));
-      part = dot_i8x16(part, vreinterpretq_s8_u8(q1), vld1q_s8(xq + 16));
-      sum = vmlaq_n_s32(sum, part, sc);  // integer: exact
-      mins += m * (x.bsums[2 * j] + x.bsums[2 * j + 1]);
-    }
-  }
-  *sumi = vaddvq_s32(sum);
-  *summ = mins;
+// ---- K-quants (Q8_K activations): one term per 256-element super-block -----------
+//
+// Every K-quant type goes through one integer scheme: per 16-element
+// sub-block j, its signed codes q (offset removed, k_codes) dotted with the
+// activation bytes, times the sub-block's integer scale (k_scales16 in
+// blocks.h): sumi = Σ_j sc_j·Σ q·x; the types with mins add summ =
+// Σ_j m_j·bsums[j].
+
+// Bytes of v shifted right by `bits` (a run-time count: USHL by a negative amount).
+inline uint8x16_t shift_right(uint8x16_t v, int bits) { return vshlq_u8(v, vdupq_n_s8(static_cast<int8_t>(-bits))); }
+
+// The signed codes of sub-block j (elements 16j..16j+15), as blocks.h lays
+// them out; l = 16·(j % 2) is where they start within their 32-byte rows.
+// Q2_K: bits 2g..2g+1 of qs[32h + l] with h = j / 8, g = (j / 2) % 4.
+inline uint8x16_t two_bits(const uint8_t qs[64], int j) {
+  const int h = j / 8, g = (j / 2) % 4, l = 16 * (j % 2);
+  return vandq_u8(shift_right(vld1q_u8(qs + 32 * h + l), 2 * g), vdupq_n_u8(3));
+}
+inline int8x16_t k_codes(const BlockQ2_K& b, int j) { return vreinterpretq_s8_u8(two_bits(b.qs, j)); }
+
+// Q3_K: Q2_K's bits, minus 4 where bit j / 2 of hmask[l] is clear.
+inline int8x16_t k_codes(const BlockQ3_K& b, int j) {
+  const uint8x16_t high = vandq_u8(shift_right(vld1q_u8(b.hmask + 16 * (j % 2)), j / 2), vdupq_n_u8(1));
+  const uint8x16_t u = vorrq_u8(two_bits(b.qs, j), vshlq_n_u8(high, 2));
+  return vsubq_s8(vreinterpretq_s8_u8(u), vdupq_n_s8(4));
 }
 
-float dot_q4_K_neon(int64_t n, const void* row, const void* act) {
-  const BlockQ4_K* w = static_cast<const BlockQ4_K*>(row);
+// Q4_K: nibble s % 2 of qs[32(s / 2) + l], s = j / 2 the 32-element sub-block.
+inline uint8x16_t k4_nibbles(const uint8_t qs[128], int j) {
+  const int s = j / 2, l = 16 * (j % 2);
+  const uint8x16_t packed = vld1q_u8(qs + 32 * (s / 2) + l);
+  return s % 2 ? vshrq_n_u8(packed, 4) : vandq_u8(packed, vdupq_n_u8(15));
+}
+inline int8x16_t k_codes(const BlockQ4_K& b, int j) { return vreinterpretq_s8_u8(k4_nibbles(b.qs, j)); }
+
+// Q5_K: Q4_K's nibble plus bit s of qh[l] on top.
+inline int8x16_t k_codes(const BlockQ5_K& b, int j) {
+  const uint8x16_t high = vandq_u8(shift_right(vld1q_u8(b.qh + 16 * (j % 2)), j / 2), vdupq_n_u8(1));
+  return vreinterpretq_s8_u8(vorrq_u8(k4_nibbles(b.qs, j), vshlq_n_u8(high, 4)));
+}
+
+// Q6_K (h = j / 8, g = (j / 2) % 4): nibble g / 2 of ql[64h + 32(g % 2) + l],
+// plus bits 2g..2g+1 of qh[32h + l] on top, minus 32.
+inline int8x16_t k_codes(const BlockQ6_K& b, int j) {
+  const int h = j / 8, g = (j / 2) % 4, l = 16 * (j % 2);
+  const uint8x16_t ql = vld1q_u8(b.ql + 64 * h + 32 * (g % 2) + l);
+  const uint8x16_t low = g / 2 ? vshrq_n_u8(ql, 4) : vandq_u8(ql, vdupq_n_u8(15));
+  const uint8x16_t high = vandq_u8(shift_right(vld1q_u8(b.qh + 32 * h + l), 2 * g), vdupq_n_u8(3));
+  return vsubq_s8(vreinterpretq_s8_u8(vorrq_u8(low, vshlq_n_u8(high, 4))), vdupq_n_s8(32));
+}
+
+// sumi and (types with mins) summ of one block; exact integers.
+template <typename Block>
+inline void block_sums_k(const Block& w, const BlockQ8_K& x, int32_t* sumi, int32_t* summ) {
+  int16_t sc[16], m[16];
+  k_scales16(w, sc, m);
+  int32x4_t sum = vdupq_n_s32(0);
+  for (int j = 0; j < 16; j += kScaleRun<Block> / 16) {  // the sub-blocks that share scale sc[j]
+    int32x4_t part = dot_i8x16(vdupq_n_s32(0), k_codes(w, j), vld1q_s8(x.qs + 16 * j));
+    if constexpr (kScaleRun<Block> == 32) part = dot_i8x16(part, k_codes(w, j + 1), vld1q_s8(x.qs + 16 * j + 16));
+    sum = vmlaq_n_s32(sum, part, sc[j]);  // integer: exact
+  }
+  *sumi = vaddvq_s32(sum);
+  *summ = 0;
+  if constexpr (requires { w.dmin; }) {
+    const int16x8_t b0 = vld1q_s16(x.bsums), b1 = vld1q_s16(x.bsums + 8);
+    const int16x8_t m0 = vld1q_s16(m), m1 = vld1q_s16(m + 8);
+    int32x4_t mins = vmull_s16(vget_low_s16(b0), vget_low_s16(m0));
+    mins = vmlal_high_s16(mins, b0, m0);
+    mins = vmlal_s16(mins, vget_low_s16(b1), vget_low_s16(m1));
+    *summ = vaddvq_s32(vmlal_high_s16(mins, b1, m1));
+  }
+}
+
+// term = (dx·d)·sumi, minus (dx·dmin)·summ for the types with mins (ref.h),
+// eight blocks per step.
+template <typename Block>
+float dot_k_quant(int64_t n, const void* row, const void* act) {
+  constexpr bool kMins = requires(const Block& b) { b.dmin; };
+  const Block* w = static_cast<const Block*>(row);
   const BlockQ8_K* x = static_cast<const BlockQ8_K*>(act);
   const int64_t nb = n / kQK_K, nb8 = nb / 8 * 8;
   Lanes8 acc = zero8();
   for (int64_t ib = 0; ib < nb8; ib += 8) {
     int32_t sumi[8], summ[8];
-    uint16_t d[8], dmin[8];
+    uint16_t d[8], dmin[8] = {};
     float dx[8];
     for (int j = 0; j < 8; ++j) {
-      block_sums_q4_K(w[ib + j], x[ib + j], &sumi[j], &summ[j]);
+      block_sums_k(w[ib + j], x[ib + j], &sumi[j], &summ[j]);
       d[j] = w[ib + j].d;
-      dmin[j] = w[ib + j].dmin;
+      if constexpr (kMins) dmin[j] = w[ib + j].dmin;
       dx[j] = x[ib + j].d;
     }
     const Lanes8 dxv = load8(dx);
     const Lanes8 t1 = mul8(mul8(dxv, f16_to_f32_8(d)), to_float8(sumi));
-    const Lanes8 t2 = mul8(mul8(dxv, f16_to_f32_8(dmin)), to_float8(summ));
-    acc = add8(acc, sub8(t1, t2));
+    if constexpr (kMins) {
+      acc = add8(acc, sub8(t1, mul8(mul8(dxv, f16_to_f32_8(dmin)), to_float8(summ))));
+    } else {
+      acc = add8(acc, t1);
+    }
   }
   float lanes[8];
   store8(acc, lanes);
   for (int64_t ib = nb8; ib < nb; ++ib) {
     int32_t sumi, summ;
-    block_sums_q4_K(w[ib], x[ib], &sumi, &summ);
+    block_sums_k(w[ib], x[ib], &sumi, &summ);
     const float dx = x[ib].d;
-    const float term = (dx * f16_to_f32(w[ib].d)) * static_cast<float>(sumi) -
-                       (dx * f16_to_f32(w[ib].dmin)) * static_cast<float>(summ);
+    float term = (dx * f16_to_f32(w[ib].d)) * static_cast<float>(sumi);
+    if constexpr (kMins) term = term - (dx * f16_to_f32(w[ib].dmin)) * static_cast<float>(summ);
     lanes[ib % 8] += term;
   }
   return sum_lanes8(lanes);
@@ -289,8 +349,13 @@ constexpr DotKernel kNeonKernels[] = {
     {TensorType::kQ8_0, dot_blocks_q8_0<BlockQ8_0, block_sum_q8_0>},
     {TensorType::kQ4_0, dot_blocks_q8_0<BlockQ4_0, block_sum_q4_0>},
     {TensorType::kQ5_0, dot_blocks_q8_0<BlockQ5_0, block_sum_q5_0>},
-    {TensorType::kQ4_K, dot_q4_K_neon},
-    {TensorType::kQ6_K, dot_q6_K_neon},
+    {TensorType::kQ4_1, dot_blocks_q8_1<BlockQ4_1, block_sum_q4_1>},
+    {TensorType::kQ5_1, dot_blocks_q8_1<BlockQ5_1, block_sum_q5_1>},
+    {TensorType::kQ2_K, dot_k_quant<BlockQ2_K>},
+    {TensorType::kQ3_K, dot_k_quant<BlockQ3_K>},
+    {TensorType::kQ4_K, dot_k_quant<BlockQ4_K>},
+    {TensorType::kQ5_K, dot_k_quant<BlockQ5_K>},
+    {TensorType::kQ6_K, dot_k_quant<BlockQ6_K>},
 };
 
 }  // namespace

@@ -64,12 +64,18 @@ int32_t block_sum_q8_0(const BlockQ8_0& w, const BlockQ8_0& x) {
                               dot_i8x16(wasm_v128_load(w.qs + 16), wasm_v128_load(x.qs + 16))));
 }
 
-// Q4_0, Q5_0: their signed codes (block_codes) against the activation bytes.
-template <typename Block>
-int32_t block_sum_codes(const Block& w, const BlockQ8_0& x) {
+// Q4_0, Q5_0 (against Q8_0), Q4_1, Q5_1 (against Q8_1): their codes
+// (block_codes) against the activation bytes, as 4 partial int32 sums.
+template <typename Block, typename Act>
+v128_t block_sums_codes(const Block& w, const Act& x) {
   v128_t lo, hi;
   block_codes(w, &lo, &hi);
-  return total(wasm_i32x4_add(dot_i8x16(lo, wasm_v128_load(x.qs)), dot_i8x16(hi, wasm_v128_load(x.qs + 16))));
+  return wasm_i32x4_add(dot_i8x16(lo, wasm_v128_load(x.qs)), dot_i8x16(hi, wasm_v128_load(x.qs + 16)));
+}
+
+template <typename Block, typename Act>
+int32_t block_sum_codes(const Block& w, const Act& x) {
+  return total(block_sums_codes(w, x));
 }
 
 // The reference's per-block combination for Q8_0 activations.
@@ -85,60 +91,64 @@ float dot_blocks_q8_0(int64_t n, const void* row, const void* act) {
   return sum_lanes8(acc);
 }
 
-// Q6_K: Σ_j scales[j]·Σ_{16 elements of j} q·x, q = 6-bit value - 32.
-int32_t block_sum_q6_K(const BlockQ6_K& w, const BlockQ8_K& x) {
-  const v128_t mask4 = wasm_i8x16_splat(15), mask2 = wasm_i8x16_splat(3), bias = wasm_i8x16_splat(32);
-  int32_t sum = 0;
-  for (int h = 0; h < 2; ++h) {
-    for (int g = 0; g < 4; ++g) {
-      for (int half = 0; half < 2; ++half) {  // 16 elements: sub-block 8h + 2g + half
-        const int l = 16 * half;
-        const v128_t ql = wasm_v128_load(w.ql + 64 * h + 32 * (g & 1) + l);
-        const v128_t low = (g >> 1) ? wasm_u8x16_shr(ql, 4) : wasm_v128_and(ql, mask4);
-        const v128_t high = wasm_v128_and(wasm_u8x16_shr(wasm_v128_load(w.qh + 32 * h + l), 2 * g), mask2);
-        const v128_t q = wasm_i8x16_sub(wasm_v128_or(low, wasm_i8x16_shl(high, 4)), bias);
-        const v128_t xv = wasm_v128_load(x.qs + 128 * h + 32 * g + l);
-        sum += w.scales[8 * h + 2 * g + half] * total(dot_i8x16(q, xv));
-      }
-    }
+// Q8_1 activations (Q4_1, Q5_1, whose codes carry no offset: the min comes
+// back through s = d_x·Σ x): term = (d_w·d_x)·sum + m_w·s_x into lane
+// (block % 8), four blocks per step (lanes 0..3, then 4..7), so their four
+// f16 pairs convert as vectors.
+template <typename Block>
+float dot_blocks_q8_1(int64_t n, const void* row, const void* act) {
+  const Block* w = static_cast<const Block*>(row);
+  const BlockQ8_1* x = static_cast<const BlockQ8_1*>(act);
+  const int64_t nb = n / kQK, nb8 = nb / 8 * 8;
+  v128_t acc[2] = {wasm_f32x4_splat(0.0f), wasm_f32x4_splat(0.0f)};  // lanes 0..3, 4..7
+  for (int64_t ib = 0; ib < nb8; ib += 4) {
+    const Block* wb = w + ib;
+    const BlockQ8_1* xb = x + ib;
+    v128_t partial[4];
+    for (int a = 0; a < 4; ++a) partial[a] = block_sums_codes(wb[a], xb[a]);
+    const v128_t d = wasm_f32x4_mul(f16x4_to_f32(wb[0].d, wb[1].d, wb[2].d, wb[3].d),
+                                    f16x4_to_f32(xb[0].d, xb[1].d, xb[2].d, xb[3].d));
+    const v128_t scaled = wasm_f32x4_mul(d, wasm_f32x4_convert_i32x4(sum_each(partial)));
+    const v128_t mins = wasm_f32x4_mul(f16x4_to_f32(wb[0].m, wb[1].m, wb[2].m, wb[3].m),
+                                       f16x4_to_f32(xb[0].s, xb[1].s, xb[2].s, xb[3].s));
+    v128_t& lanes = acc[(ib / 4) % 2];
+    lanes = wasm_f32x4_add(lanes, wasm_f32x4_add(scaled, mins));
   }
-  return sum;
+  float lanes[8];
+  wasm_v128_store(lanes, acc[0]);
+  wasm_v128_store(lanes + 4, acc[1]);
+  for (int64_t ib = nb8; ib < nb; ++ib) {
+    const float sum = static_cast<float>(block_sum_codes(w[ib], x[ib]));
+    const float term = (f16_to_f32(w[ib].d) * f16_to_f32(x[ib].d)) * sum + f16_to_f32(w[ib].m) * f16_to_f32(x[ib].s);
+    lanes[ib % 8] += term;
+  }
+  return sum_lanes8(lanes);
 }
 
-float dot_q6_K_simd128(int64_t n, const void* row, const void* act) {
-  const BlockQ6_K* w = static_cast<const BlockQ6_K*>(row);
+// K-quants through the scheme of simd128.h: sumi = Σ_j sc_j·Σ_{16 elements
+// of j} q·x, summ = Σ_j m_j·bsums[j] for the types with mins; then the
+// reference's term = (dx·d)·sumi, minus (dx·dmin)·summ for those.
+template <typename Block>
+float dot_k_quant(int64_t n, const void* row, const void* act) {
+  const Block* w = static_cast<const Block*>(row);
   const BlockQ8_K* x = static_cast<const BlockQ8_K*>(act);
   float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (int64_t ib = 0; ib < n / kQK_K; ++ib) {
-    const float term = (x[ib].d * f16_to_f32(w[ib].d)) * static_cast<float>(block_sum_q6_K(w[ib], x[ib]));
-    acc[ib % 8] += term;
-  }
-  return sum_lanes8(acc);
-}
-
-float dot_q4_K_simd128(int64_t n, const void* row, const void* act) {
-  const BlockQ4_K* w = static_cast<const BlockQ4_K*>(row);
-  const BlockQ8_K* x = static_cast<const BlockQ8_K*>(act);
-  const v128_t mask4 = wasm_i8x16_splat(15);
-  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t ib = 0; ib < n / kQK_K; ++ib) {
-    int32_t sumi = 0, summ = 0;
-    for (int j = 0; j < 8; ++j) {  // sub-block j: nibble j % 2 of qs[32·(j / 2) ..]
-      int sc, m;
-      k4_scale_min(w[ib].scales, j, &sc, &m);
-      const uint8_t* qs = w[ib].qs + 32 * (j / 2);
-      v128_t part = wasm_i32x4_splat(0);
-      for (int l = 0; l < 32; l += 16) {
-        const v128_t packed = wasm_v128_load(qs + l);
-        const v128_t q = (j & 1) ? wasm_u8x16_shr(packed, 4) : wasm_v128_and(packed, mask4);
-        part = wasm_i32x4_add(part, dot_i8x16(q, wasm_v128_load(x[ib].qs + 32 * j + l)));
+    int16_t sc[16], m[16];
+    k_scales16(w[ib], sc, m);
+    v128_t sum = wasm_i32x4_splat(0);
+    for (int j = 0; j < 16; j += kScaleRun<Block> / 16) {  // the sub-blocks that share scale sc[j]
+      v128_t part = dot_codes16(k_codes(w[ib], j), x[ib].qs + 16 * j);
+      if constexpr (kScaleRun<Block> == 32) {
+        part = wasm_i32x4_add(part, dot_codes16(k_codes(w[ib], j + 1), x[ib].qs + 16 * j + 16));
       }
-      sumi += sc * total(part);
-      summ += m * (x[ib].bsums[2 * j] + x[ib].bsums[2 * j + 1]);
+      sum = wasm_i32x4_add(sum, wasm_i32x4_mul(part, wasm_i32x4_splat(sc[j])));
     }
     const float dx = x[ib].d;
-    const float term = (dx * f16_to_f32(w[ib].d)) * static_cast<float>(sumi) -
-                       (dx * f16_to_f32(w[ib].dmin)) * static_cast<float>(summ);
+    float term = (dx * f16_to_f32(w[ib].d)) * static_cast<float>(total(sum));
+    if constexpr (requires { w[ib].dmin; }) {
+      term = term - (dx * f16_to_f32(w[ib].dmin)) * static_cast<float>(total(min_sums(x[ib], m)));
+    }
     acc[ib % 8] += term;
   }
   return sum_lanes8(acc);
@@ -150,12 +160,17 @@ constexpr DotKernel kSimd128Kernels[] = {
     {TensorType::kBF16, dot_bf16_simd128, gemm_bf16_simd128},
     {TensorType::kQ8_0, dot_blocks_q8_0<BlockQ8_0, block_sum_q8_0>, gemm_q8_0_simd128, from_float_q8_0_simd128,
      matvec_q8_0_simd128},
-    {TensorType::kQ4_0, dot_blocks_q8_0<BlockQ4_0, block_sum_codes<BlockQ4_0>>, gemm_q4_0_simd128, nullptr,
+    {TensorType::kQ4_0, dot_blocks_q8_0<BlockQ4_0, block_sum_codes<BlockQ4_0, BlockQ8_0>>, gemm_q4_0_simd128, nullptr,
      matvec_q4_0_simd128},
-    {TensorType::kQ5_0, dot_blocks_q8_0<BlockQ5_0, block_sum_codes<BlockQ5_0>>, gemm_q5_0_simd128, nullptr,
+    {TensorType::kQ5_0, dot_blocks_q8_0<BlockQ5_0, block_sum_codes<BlockQ5_0, BlockQ8_0>>, gemm_q5_0_simd128, nullptr,
      matvec_q5_0_simd128},
-    {TensorType::kQ4_K, dot_q4_K_simd128, gemm_q4_K_simd128},
-    {TensorType::kQ6_K, dot_q6_K_simd128, gemm_q6_K_simd128},
+    {TensorType::kQ4_1, dot_blocks_q8_1<BlockQ4_1>},
+    {TensorType::kQ5_1, dot_blocks_q8_1<BlockQ5_1>},
+    {TensorType::kQ2_K, dot_k_quant<BlockQ2_K>, gemm_q2_K_simd128},
+    {TensorType::kQ3_K, dot_k_quant<BlockQ3_K>, gemm_q3_K_simd128},
+    {TensorType::kQ4_K, dot_k_quant<BlockQ4_K>, gemm_q4_K_simd128},
+    {TensorType::kQ5_K, dot_k_quant<BlockQ5_K>, gemm_q5_K_simd128},
+    {TensorType::kQ6_K, dot_k_quant<BlockQ6_K>, gemm_q6_K_simd128},
     {TensorType::kQ8_K, nullptr, nullptr, from_float_q8_K_simd128},
 };
 

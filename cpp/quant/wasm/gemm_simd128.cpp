@@ -222,69 +222,34 @@ void gemm_k_quant(int64_t n, const void* rows, int64_t row_stride, int n_rows, c
   }
 }
 
-// Q4_K: sumi = Σ_j sc_j·Σ_{32 elements of j} q·x, summ = Σ_j m_j·(bsums[2j] +
-// bsums[2j+1]); term = (dx·d)·sumi − (dx·dmin)·summ.
-void gemm_q4_K(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
-               int n_acts, float* out, int64_t out_stride) {
-  gemm_k_quant<BlockQ4_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride,
-                          [](const BlockQ4_K& b, const WideQ8K& wide, const BlockQ8_K* const* x, int64_t ib, v128_t dx) {
-    v128_t sums[kActLanes], mins[kActLanes];
+// Every K-quant type through the scheme of simd128.h, per activation: sumi =
+// Σ_j sc_j·Σ_{16 elements of j} q·x and, for the types with mins, summ =
+// Σ_j m_j·bsums[j]; then term = (dx·d)·sumi, minus (dx·dmin)·summ for those.
+template <typename Block>
+void gemm_k(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+            int n_acts, float* out, int64_t out_stride) {
+  gemm_k_quant<Block>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride,
+                      [](const Block& b, const WideQ8K& wide, const BlockQ8_K* const* x, int64_t ib, v128_t dx) {
+    int16_t sc[16], m[16];
+    k_scales16(b, sc, m);
+    v128_t sums[kActLanes];
     for (v128_t& s : sums) s = wasm_i32x4_splat(0);
-    int16_t min_pairs[16];  // m_j at 2j and 2j + 1, against bsums
-    for (int j = 0; j < 8; ++j) {  // sub-block j: nibble j % 2 of qs[32·(j / 2) ..]
-      int sc, m;
-      k4_scale_min(b.scales, j, &sc, &m);
-      min_pairs[2 * j] = min_pairs[2 * j + 1] = static_cast<int16_t>(m);
-      const v128_t scale = wasm_i16x8_splat(static_cast<int16_t>(sc));
-      v128_t wq[4];
-      for (int h = 0; h < 2; ++h) {
-        const v128_t packed = wasm_v128_load(b.qs + 32 * (j / 2) + 16 * h);
-        const v128_t q = (j & 1) ? wasm_u8x16_shr(packed, 4) : wasm_v128_and(packed, wasm_i8x16_splat(15));
-        wq[2 * h] = wasm_i16x8_mul(wasm_u16x8_extend_low_u8x16(q), scale);
-        wq[2 * h + 1] = wasm_i16x8_mul(wasm_u16x8_extend_high_u8x16(q), scale);
-      }
-      for (int a = 0; a < kActLanes; ++a) sums[a] = wasm_i32x4_add(sums[a], dot_i16(wq, wide.q[a] + 4 * j, 4));
-    }
-    const v128_t m_lo = wasm_v128_load(min_pairs), m_hi = wasm_v128_load(min_pairs + 8);
-    for (int a = 0; a < kActLanes; ++a) {
-      mins[a] = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_v128_load(x[a][ib].bsums), m_lo),
-                               wasm_i32x4_dot_i16x8(wasm_v128_load(x[a][ib].bsums + 8), m_hi));
+    for (int j = 0; j < 16; ++j) {
+      v128_t wq[2];
+      scaled_codes(b, j, sc[j], wq);
+      for (int a = 0; a < kActLanes; ++a) sums[a] = wasm_i32x4_add(sums[a], dot_i16(wq, wide.q[a] + 2 * j, 2));
     }
     const v128_t t1 = wasm_f32x4_mul(wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.d))),
                                      wasm_f32x4_convert_i32x4(sum_each(sums)));
-    const v128_t t2 = wasm_f32x4_mul(wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.dmin))),
-                                     wasm_f32x4_convert_i32x4(sum_each(mins)));
-    return wasm_f32x4_sub(t1, t2);
-  });
-}
-
-// Q6_K: sumi = Σ_j sc_j·Σ_{16 elements of j} (q − 32)·x; term = (dx·d)·sumi.
-void gemm_q6_K(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
-               int n_acts, float* out, int64_t out_stride) {
-  const v128_t mask4 = wasm_i8x16_splat(15), mask2 = wasm_i8x16_splat(3), bias = wasm_i8x16_splat(32);
-  gemm_k_quant<BlockQ6_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride,
-                          [=](const BlockQ6_K& b, const WideQ8K& wide, const BlockQ8_K* const*, int64_t, v128_t dx) {
-    v128_t sums[kActLanes];
-    for (v128_t& s : sums) s = wasm_i32x4_splat(0);
-    for (int h = 0; h < 2; ++h) {
-      for (int g = 0; g < 4; ++g) {
-        for (int half = 0; half < 2; ++half) {  // 16 elements 128h + 32g + 16·half..: sub-block j
-          const int l = 16 * half, j = 8 * h + 2 * g + half;
-          const v128_t ql = wasm_v128_load(b.ql + 64 * h + 32 * (g & 1) + l);
-          const v128_t low = (g >> 1) ? wasm_u8x16_shr(ql, 4) : wasm_v128_and(ql, mask4);
-          const v128_t high = wasm_v128_and(wasm_u8x16_shr(wasm_v128_load(b.qh + 32 * h + l), 2 * g), mask2);
-          const v128_t q = wasm_i8x16_sub(wasm_v128_or(low, wasm_i8x16_shl(high, 4)), bias);
-          const v128_t scale = wasm_i16x8_splat(b.scales[j]);
-          v128_t wq[2];
-          widen(q, wq);
-          wq[0] = wasm_i16x8_mul(wq[0], scale);
-          wq[1] = wasm_i16x8_mul(wq[1], scale);
-          for (int a = 0; a < kActLanes; ++a) sums[a] = wasm_i32x4_add(sums[a], dot_i16(wq, wide.q[a] + 2 * j, 2));
-        }
-      }
+    if constexpr (requires { b.dmin; }) {
+      v128_t mins[kActLanes];
+      for (int a = 0; a < kActLanes; ++a) mins[a] = min_sums(x[a][ib], m);
+      const v128_t t2 = wasm_f32x4_mul(wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.dmin))),
+                                       wasm_f32x4_convert_i32x4(sum_each(mins)));
+      return wasm_f32x4_sub(t1, t2);
+    } else {
+      return t1;
     }
-    const v128_t d = wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.d)));
-    return wasm_f32x4_mul(d, wasm_f32x4_convert_i32x4(sum_each(sums)));
   });
 }
 
@@ -371,13 +336,25 @@ void gemm_q8_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_ro
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
   gemm_q8_0_family<BlockQ8_0>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
+void gemm_q2_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_k<BlockQ2_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q3_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_k<BlockQ3_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
 void gemm_q4_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  gemm_q4_K(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+  gemm_k<BlockQ4_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q5_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_k<BlockQ5_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 void gemm_q6_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  gemm_q6_K(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+  gemm_k<BlockQ6_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 
 void matvec_q4_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {

@@ -74,18 +74,19 @@ inline v128_t sum_each(const v128_t v[4]) {
   return wasm_i32x4_add(wasm_i32x4_shuffle(s01, s23, 0, 2, 4, 6), wasm_i32x4_shuffle(s01, s23, 1, 3, 5, 7));
 }
 
-// The signed codes of a block against Q8_0 as 32 bytes in element order:
-// elements 0..15 in *lo, 16..31 in *hi. Q4_0: nibbles minus 8 (low nibbles
-// are elements 0..15); Q5_0: the same nibbles plus bit i of the 32-bit qh on
-// top, minus 16; Q8_0: the bytes.
-inline void block_codes(const BlockQ4_0& b, v128_t* lo, v128_t* hi) {
-  const v128_t packed = wasm_v128_load(b.qs);
-  const v128_t eight = wasm_i8x16_splat(8);
-  *lo = wasm_i8x16_sub(wasm_v128_and(packed, wasm_i8x16_splat(15)), eight);
-  *hi = wasm_i8x16_sub(wasm_u8x16_shr(packed, 4), eight);
+// The codes of a 32-element block as 32 bytes in element order: elements
+// 0..15 in *lo, 16..31 in *hi. Q4_0/Q4_1: the nibbles (low nibbles are
+// elements 0..15), Q4_0's minus 8; Q5_0/Q5_1: the same nibbles plus bit i of
+// the 32-bit qh on top, Q5_0's minus 16; Q8_0: the bytes. Q4_1/Q5_1 keep
+// their codes unsigned (0..31), which int8 holds as they are.
+inline void nibbles(const uint8_t* qs, v128_t* lo, v128_t* hi) {
+  const v128_t packed = wasm_v128_load(qs);
+  *lo = wasm_v128_and(packed, wasm_i8x16_splat(15));
+  *hi = wasm_u8x16_shr(packed, 4);
 }
 
-inline void block_codes(const BlockQ5_0& b, v128_t* lo, v128_t* hi) {
+template <typename Block>
+inline void q5_codes(const Block& b, v128_t* lo, v128_t* hi) {
   uint32_t qh;
   std::memcpy(&qh, b.qh, sizeof qh);
   const v128_t bit = wasm_i64x2_splat(static_cast<int64_t>(0x8040201008040201ull));
@@ -94,12 +95,26 @@ inline void block_codes(const BlockQ5_0& b, v128_t* lo, v128_t* hi) {
   // Byte i/8 of qh into element i, then test bit i % 8.
   const v128_t spread_lo = wasm_i8x16_swizzle(qh_bytes, wasm_i8x16_make(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
   const v128_t spread_hi = wasm_i8x16_swizzle(qh_bytes, wasm_i8x16_make(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
-  const v128_t high_lo = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(spread_lo, bit), bit), sixteen);
-  const v128_t high_hi = wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(spread_hi, bit), bit), sixteen);
-  const v128_t packed = wasm_v128_load(b.qs);
-  *lo = wasm_i8x16_sub(wasm_v128_or(wasm_v128_and(packed, wasm_i8x16_splat(15)), high_lo), sixteen);
-  *hi = wasm_i8x16_sub(wasm_v128_or(wasm_u8x16_shr(packed, 4), high_hi), sixteen);
+  nibbles(b.qs, lo, hi);
+  *lo = wasm_v128_or(*lo, wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(spread_lo, bit), bit), sixteen));
+  *hi = wasm_v128_or(*hi, wasm_v128_and(wasm_i8x16_eq(wasm_v128_and(spread_hi, bit), bit), sixteen));
 }
+
+inline void block_codes(const BlockQ4_0& b, v128_t* lo, v128_t* hi) {
+  nibbles(b.qs, lo, hi);
+  *lo = wasm_i8x16_sub(*lo, wasm_i8x16_splat(8));
+  *hi = wasm_i8x16_sub(*hi, wasm_i8x16_splat(8));
+}
+
+inline void block_codes(const BlockQ4_1& b, v128_t* lo, v128_t* hi) { nibbles(b.qs, lo, hi); }
+
+inline void block_codes(const BlockQ5_0& b, v128_t* lo, v128_t* hi) {
+  q5_codes(b, lo, hi);
+  *lo = wasm_i8x16_sub(*lo, wasm_i8x16_splat(16));
+  *hi = wasm_i8x16_sub(*hi, wasm_i8x16_splat(16));
+}
+
+inline void block_codes(const BlockQ5_1& b, v128_t* lo, v128_t* hi) { q5_codes(b, lo, hi); }
 
 inline void block_codes(const BlockQ8_0& b, v128_t* lo, v128_t* hi) {
   *lo = wasm_v128_load(b.qs);
@@ -131,6 +146,80 @@ inline void block_codes_i16(const BlockQ5_0& b, v128_t q[4]) {
   q[3] = wasm_i16x8_extend_high_i8x16(hi);
 }
 
+// ---- K-quant blocks against Q8_K -----------------------------------------------
+//
+// Every K-quant block goes through the same integer scheme in the dot and
+// tiled kernels: per 16-element sub-block j, its signed codes q (offset
+// removed, k_codes) in int16 dots with the activation bytes, times the
+// sub-block's integer scale (k_scales16 in blocks.h): Σ_j sc_j·Σ q·x, exact.
+// The dot scales each sub-block's int32 sums; the tiled kernels scale the
+// int16 codes once for several activations (|sc·q| <= 128·32, inside int16).
+// The types with mins add summ = Σ_j m_j·bsums[j] from the activation's sums
+// of 16.
+
+// The signed codes of sub-block j (elements 16j..16j+15), as blocks.h lays
+// them out; l = 16·(j % 2) is where they start within their 32-byte rows.
+// Q2_K: bits 2g..2g+1 of qs[32h + l] with h = j / 8, g = (j / 2) % 4.
+inline v128_t two_bits(const uint8_t qs[64], int j) {
+  const int h = j / 8, g = (j / 2) % 4, l = 16 * (j % 2);
+  return wasm_v128_and(wasm_u8x16_shr(wasm_v128_load(qs + 32 * h + l), 2 * g), wasm_i8x16_splat(3));
+}
+inline v128_t k_codes(const BlockQ2_K& b, int j) { return two_bits(b.qs, j); }
+
+// Q3_K: Q2_K's bits, minus 4 where bit j / 2 of hmask[l] is clear.
+inline v128_t k_codes(const BlockQ3_K& b, int j) {
+  const v128_t high = wasm_v128_and(wasm_u8x16_shr(wasm_v128_load(b.hmask + 16 * (j % 2)), j / 2), wasm_i8x16_splat(1));
+  return wasm_i8x16_sub(wasm_v128_or(two_bits(b.qs, j), wasm_i8x16_shl(high, 2)), wasm_i8x16_splat(4));
+}
+
+// Q4_K: nibble s % 2 of qs[32(s / 2) + l], s = j / 2 the 32-element sub-block.
+inline v128_t k_codes(const BlockQ4_K& b, int j) {
+  const int s = j / 2, l = 16 * (j % 2);
+  const v128_t packed = wasm_v128_load(b.qs + 32 * (s / 2) + l);
+  return s % 2 ? wasm_u8x16_shr(packed, 4) : wasm_v128_and(packed, wasm_i8x16_splat(15));
+}
+
+// Q5_K: Q4_K's nibble plus bit s of qh[l] on top.
+inline v128_t k_codes(const BlockQ5_K& b, int j) {
+  const int s = j / 2, l = 16 * (j % 2);
+  const v128_t packed = wasm_v128_load(b.qs + 32 * (s / 2) + l);
+  const v128_t low = s % 2 ? wasm_u8x16_shr(packed, 4) : wasm_v128_and(packed, wasm_i8x16_splat(15));
+  const v128_t high = wasm_v128_and(wasm_u8x16_shr(wasm_v128_load(b.qh + l), s), wasm_i8x16_splat(1));
+  return wasm_v128_or(low, wasm_i8x16_shl(high, 4));
+}
+
+// Q6_K (h = j / 8, g = (j / 2) % 4): nibble g / 2 of ql[64h + 32(g % 2) + l],
+// plus bits 2g..2g+1 of qh[32h + l] on top, minus 32.
+inline v128_t k_codes(const BlockQ6_K& b, int j) {
+  const int h = j / 8, g = (j / 2) % 4, l = 16 * (j % 2);
+  const v128_t ql = wasm_v128_load(b.ql + 64 * h + 32 * (g % 2) + l);
+  const v128_t low = g / 2 ? wasm_u8x16_shr(ql, 4) : wasm_v128_and(ql, wasm_i8x16_splat(15));
+  const v128_t high = wasm_v128_and(wasm_u8x16_shr(wasm_v128_load(b.qh + 32 * h + l), 2 * g), wasm_i8x16_splat(3));
+  return wasm_i8x16_sub(wasm_v128_or(low, wasm_i8x16_shl(high, 4)), wasm_i8x16_splat(32));
+}
+
+// Σ q_i·x_i over 16 signed codes and the 16 activation bytes at x, as 4
+// partial int32 sums (exact); the activation bytes widen as they load.
+inline v128_t dot_codes16(v128_t q, const int8_t* x) {
+  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(q), wasm_i16x8_load8x8(x)),
+                        wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(q), wasm_i16x8_load8x8(x + 8)));
+}
+
+// Sub-block j's codes times its scale, as two vectors of 8 int16 (the tiled
+// kernels' form: scaled once, dotted with several activations).
+template <typename Block>
+inline void scaled_codes(const Block& b, int j, int16_t sc, v128_t wq[2]) {
+  const v128_t q = k_codes(b, j), scale = wasm_i16x8_splat(sc);
+  wq[0] = wasm_i16x8_mul(wasm_i16x8_extend_low_i8x16(q), scale);
+  wq[1] = wasm_i16x8_mul(wasm_i16x8_extend_high_i8x16(q), scale);
+}
+
+// Σ_j m_j·bsums[j] as 4 partial int32 sums.
+inline v128_t min_sums(const BlockQ8_K& x, const int16_t m[16]) {
+  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_v128_load(x.bsums), wasm_v128_load(m)),
+                        wasm_i32x4_dot_i16x8(wasm_v128_load(x.bsums + 8), wasm_v128_load(m + 8)));
+}
+
 // The activation quantizers (act_quant_simd128.cpp).
 void from_float_q8_0_simd128(const float* src, void* dst, int64_t n);
 void from_float_q8_K_simd128(const float* src, void* dst, int64_t n);
@@ -149,6 +238,12 @@ void gemm_q5_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_ro
 void gemm_q8_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride);
 void gemm_q4_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                       int64_t act_stride, int n_acts, float* out, int64_t out_stride);
+void gemm_q2_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                       int64_t act_stride, int n_acts, float* out, int64_t out_stride);
+void gemm_q3_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                       int64_t act_stride, int n_acts, float* out, int64_t out_stride);
+void gemm_q5_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride);
 void gemm_q6_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride);

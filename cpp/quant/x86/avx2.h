@@ -85,12 +85,17 @@ WLLM_AVX2 inline int32_t total(__m256i v) {
   return _mm_cvtsi128_si32(s);
 }
 
+// Eight f16 values as floats (exact conversion).
+WLLM_AVX2 inline __m256 f16x8_to_f32(const uint16_t h[8]) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h)));
+}
+
 // The f16 scales of 8 consecutive blocks as floats (exact conversion).
 template <typename Block>
 WLLM_AVX2 inline __m256 scales8(const Block* b) {
   alignas(16) uint16_t d[8];
   for (int j = 0; j < 8; ++j) d[j] = b[j].d;
-  return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(d)));
+  return f16x8_to_f32(d);
 }
 
 // One f16 as 8 copies of its float value (exact conversion).
@@ -103,19 +108,21 @@ WLLM_AVX2 inline __m256 act_scales8(const BlockQ8_K* x) {
   return _mm256_load_ps(d);
 }
 
-// Q4_0 quants of a block as 32 signed bytes in element order: the low
-// nibbles are elements 0..15, the high nibbles 16..31, each minus 8.
-WLLM_AVX2 inline __m256i q4_0_bytes(const uint8_t* qs) {
+// The nibbles of 16 packed bytes (Q4_0, Q4_1) as 32 unsigned bytes in element
+// order: the low nibbles are elements 0..15, the high nibbles 16..31.
+WLLM_AVX2 inline __m256i nibbles_32(const uint8_t* qs) {
   const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
   const __m128i mask = _mm_set1_epi8(15);
-  const __m128i lo = _mm_and_si128(packed, mask);
-  const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), mask);
-  return _mm256_sub_epi8(_mm256_set_m128i(hi, lo), _mm256_set1_epi8(8));
+  return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
 }
 
-// Q5_0: the Q4_0 nibbles plus a fifth bit per element (bit i of the 32-bit
-// qh for element i), minus 16.
-WLLM_AVX2 inline __m256i q5_0_bytes(const BlockQ5_0& b) {
+// Q4_0 quants of a block as 32 signed bytes in element order: the nibbles minus 8.
+WLLM_AVX2 inline __m256i q4_0_bytes(const uint8_t* qs) { return _mm256_sub_epi8(nibbles_32(qs), _mm256_set1_epi8(8)); }
+
+// Q5_0/Q5_1 codes of a block, 0..31: the nibbles plus a fifth bit per element
+// (bit i of the 32-bit qh for element i).
+template <typename Block>
+WLLM_AVX2 inline __m256i q5_codes(const Block& b) {
   uint32_t qh;
   std::memcpy(&qh, b.qh, sizeof qh);
   // Byte i/8 of qh into element i, then test bit i % 8.
@@ -124,10 +131,17 @@ WLLM_AVX2 inline __m256i q5_0_bytes(const BlockQ5_0& b) {
       _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
   const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
   const __m256i high = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit), _mm256_set1_epi8(16));
-  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
-  const __m128i mask = _mm_set1_epi8(15);
-  const __m256i low = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
-  return _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(16));
+  return _mm256_or_si256(nibbles_32(b.qs), high);
+}
+
+// Q5_0: the codes minus 16.
+WLLM_AVX2 inline __m256i q5_0_bytes(const BlockQ5_0& b) { return _mm256_sub_epi8(q5_codes(b), _mm256_set1_epi8(16)); }
+
+// Σ u_i·x_i over 32 unsigned codes u < 128 and 32 signed bytes x, as 8 partial
+// int32 sums (exact: a pair of products is at most 2·127·128, inside
+// maddubs' int16).
+WLLM_AVX2 inline __m256i dot_u8x32(__m256i u, __m256i x) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, x), _mm256_set1_epi16(1));
 }
 
 // Prefetches block ib of `count` rows. Tiled kernels call it for the next
@@ -145,6 +159,123 @@ WLLM_AVX2 inline __m256i block_bytes(const BlockQ4_0& b) { return q4_0_bytes(b.q
 WLLM_AVX2 inline __m256i block_bytes(const BlockQ5_0& b) { return q5_0_bytes(b); }
 WLLM_AVX2 inline __m256i block_bytes(const BlockQ8_0& b) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
+}
+
+// ---- K-quant blocks against Q8_K ----------------------------------------------
+//
+// Every K-quant block goes through the same integer scheme, in the dot and
+// tiled kernels alike: its codes as unsigned bytes u < 64 in 8 groups of 32
+// elements (group_codes), met by the activation bytes with maddubs, and each
+// 16 elements' int16 pair sums times their sub-block's scale (madd), all
+// exact. What bsums[j] (the sum of activation bytes 16j..16j+15) is
+// multiplied by, KScales::m, then gives either the min term (Q2_K, Q4_K,
+// Q5_K: summ = Σ_j m_j·bsums[j]) or takes off the codes' offset (Q3_K, Q6_K,
+// whose q = u − offset: sumi = Σ sc·u·x − Σ_j m_j·bsums[j], m_j = offset·sc_j).
+
+// A block's scales as int16, one lane per 16-element sub-block j (a 32-element
+// sub-block's value in both of its lanes).
+struct KScales {
+  __m256i sc;  // sub-block scale (Q3_K: bias removed)
+  __m256i m;   // bsums[j] weight: the min, or offset·sc_j
+};
+
+// 16 bytes that scalar code just wrote (the whole-block scale decoders of
+// blocks.h) as a vector, moved through two 64-bit registers: one 16-byte
+// load of smaller pending stores is not forwarded from them and stalls (it
+// made the Q3_K dot 2x slower).
+WLLM_AVX2 inline __m128i from_scalar_bytes(const uint8_t bytes[16]) {
+  int64_t half[2];
+  std::memcpy(half, bytes, 16);
+  return _mm_insert_epi64(_mm_cvtsi64_si128(half[0]), half[1], 1);
+}
+
+WLLM_AVX2 inline KScales k_scales(const BlockQ2_K& b) {  // scales[j] = sc | m << 4
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales));
+  const __m128i mask = _mm_set1_epi8(15);
+  return {_mm256_cvtepu8_epi16(_mm_and_si128(packed, mask)),
+          _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), mask))};
+}
+
+WLLM_AVX2 inline KScales k_scales(const BlockQ3_K& b) {  // q = u − 4
+  uint8_t biased[16];
+  q3_K_scales(b.scales, biased);
+  const __m256i sc = _mm256_sub_epi16(_mm256_cvtepu8_epi16(from_scalar_bytes(biased)), _mm256_set1_epi16(32));
+  return {sc, _mm256_slli_epi16(sc, 2)};
+}
+
+template <typename Block>  // Q4_K, Q5_K: 32-element sub-blocks
+WLLM_AVX2 inline KScales k4_scales(const Block& b) {
+  uint8_t sm[16];
+  k4_scales_mins(b.scales, sm);
+  const __m128i v = from_scalar_bytes(sm);
+  const __m128i pairs_sc = _mm_unpacklo_epi8(v, v), pairs_m = _mm_unpackhi_epi8(v, v);
+  return {_mm256_cvtepu8_epi16(pairs_sc), _mm256_cvtepu8_epi16(pairs_m)};
+}
+WLLM_AVX2 inline KScales k_scales(const BlockQ4_K& b) { return k4_scales(b); }
+WLLM_AVX2 inline KScales k_scales(const BlockQ5_K& b) { return k4_scales(b); }
+
+WLLM_AVX2 inline KScales k_scales(const BlockQ6_K& b) {  // q = u − 32
+  const __m256i sc = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales)));
+  return {sc, _mm256_slli_epi16(sc, 5)};
+}
+
+// For madd against group k (elements 32k..32k+31): the scale of sub-block 2k
+// in lanes 0..7, of 2k + 1 in lanes 8..15.
+WLLM_AVX2 inline __m256i scale_pair(__m256i sc, int k) {
+  const __m256i both = _mm256_permutevar8x32_epi32(sc, _mm256_set1_epi32(k));  // int32 lane k = (2k, 2k + 1)
+  return _mm256_shuffle_epi8(both, _mm256_set_epi64x(0x0302030203020302, 0x0302030203020302, 0x0100010001000100,
+                                                     0x0100010001000100));
+}
+
+// Bit `from` of every byte of v moved to bit `to`, the other bits cleared.
+WLLM_AVX2 inline __m256i move_bit(__m256i v, int from, int to) {
+  const __m256i moved = from > to ? _mm256_srli_epi16(v, from - to) : _mm256_slli_epi16(v, to - from);
+  return _mm256_and_si256(moved, _mm256_set1_epi8(static_cast<char>(1 << to)));
+}
+
+// The unsigned codes u of group k (elements 32k..32k+31), as blocks.h lays
+// them out. Q2_K: bits 2(k % 4).. of qs[32(k / 4) + l].
+WLLM_AVX2 inline __m256i group_codes(const BlockQ2_K& b, int k) {
+  const __m256i qs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * (k / 4)));
+  return _mm256_and_si256(_mm256_srli_epi16(qs, 2 * (k % 4)), _mm256_set1_epi8(3));
+}
+
+// Q3_K: Q2_K's bits plus bit k of hmask[l] as bit 2 (u = q + 4).
+WLLM_AVX2 inline __m256i group_codes(const BlockQ3_K& b, int k) {
+  const __m256i qs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * (k / 4)));
+  const __m256i low = _mm256_and_si256(_mm256_srli_epi16(qs, 2 * (k % 4)), _mm256_set1_epi8(3));
+  return _mm256_or_si256(low, move_bit(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.hmask)), k, 2));
+}
+
+// Q4_K: nibble k % 2 of qs[32(k / 2) + l].
+WLLM_AVX2 inline __m256i group_codes(const BlockQ4_K& b, int k) {
+  const __m256i qs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * (k / 2)));
+  return _mm256_and_si256(k % 2 ? _mm256_srli_epi16(qs, 4) : qs, _mm256_set1_epi8(15));
+}
+
+// Q5_K: Q4_K's nibble plus bit k of qh[l] as bit 4.
+WLLM_AVX2 inline __m256i group_codes(const BlockQ5_K& b, int k) {
+  const __m256i qs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * (k / 2)));
+  const __m256i low = _mm256_and_si256(k % 2 ? _mm256_srli_epi16(qs, 4) : qs, _mm256_set1_epi8(15));
+  return _mm256_or_si256(low, move_bit(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qh)), k, 4));
+}
+
+// Q6_K (h = k / 4, g = k % 4): nibble g / 2 of ql[64h + 32(g % 2) + l], plus
+// bits 2g..2g+1 of qh[32h + l] on top (u = q + 32).
+WLLM_AVX2 inline __m256i group_codes(const BlockQ6_K& b, int k) {
+  const int h = k / 4, g = k % 4;
+  const __m256i ql = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.ql + 64 * h + 32 * (g % 2)));
+  const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qh + 32 * h));
+  const __m256i low = _mm256_and_si256(g / 2 ? _mm256_srli_epi16(ql, 4) : ql, _mm256_set1_epi8(15));
+  const __m256i high = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * g), _mm256_set1_epi8(3));
+  return _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
+}
+
+// Group k's scaled sum Σ_{j ∈ {2k, 2k+1}} sc_j·Σ_{16 elements of j} u·x as
+// 8 partial int32 sums: maddubs pairs are at most 2·63·127 and madd by a
+// scale of at most 128 in magnitude stays far inside int32.
+WLLM_AVX2 inline __m256i group_sum(__m256i codes, const int8_t* x, __m256i scale) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(codes, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x))), scale);
 }
 
 // The activation quantizers (act_quant_avx2.cpp).
@@ -166,6 +297,12 @@ void gemm_q5_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows,
 void gemm_q8_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                     int n_acts, float* out, int64_t out_stride);
 void gemm_q4_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride);
+void gemm_q2_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride);
+void gemm_q3_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride);
+void gemm_q5_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                     int n_acts, float* out, int64_t out_stride);
 void gemm_q6_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                     int n_acts, float* out, int64_t out_stride);

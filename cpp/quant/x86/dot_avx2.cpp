@@ -107,107 +107,102 @@ WLLM_AVX2 float dot_q4_0_avx2(int64_t n, const void* row, const void* act) {
   return dot_blocks_q8_0<BlockQ4_0, block_sum_q4_0>(n, row, act);
 }
 
-// ---- K-quants (Q8_K activations): same per-block scheme, 256 elements.
+// ---- Q8_1-activation types (Q4_1, Q5_1) --------------------------------------
+//
+// Their codes carry no offset (the min comes back through the activation's
+// s = d_x·Σ x), so per block an exact Σ q·x, then term = (d_w·d_x)·sum +
+// m_w·s_x into lane (block % 8), eight blocks per step.
 
-// Q6_K: sumi = Σ_j scales[j]·Σ_{16 elements of j} q·x with q in [-32, 31].
-// 32 elements at a time: the sign trick gives int16 pair sums, and madd with
-// the two sub-blocks' scales (one per 128-bit half) gives int32 — all exact.
-WLLM_AVX2 inline __m256i block_sum_q6_K(const BlockQ6_K& w, const BlockQ8_K& x) {
-  const __m256i mask4 = _mm256_set1_epi8(15), mask2 = _mm256_set1_epi8(3), bias = _mm256_set1_epi8(32);
-  __m256i sum = _mm256_setzero_si256();
-  for (int h = 0; h < 2; ++h) {
-    const __m256i ql0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.ql + 64 * h));
-    const __m256i ql1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.ql + 64 * h + 32));
-    const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh + 32 * h));
-    for (int g = 0; g < 4; ++g) {
-      // Element 128h + 32g + l: nibble (g >> 1) of ql[64h + 32(g & 1) + l],
-      // plus bits 2g..2g+1 of qh[32h + l] on top, minus 32.
-      const __m256i ql = (g & 1) ? ql1 : ql0;
-      const __m256i low = (g >> 1) ? _mm256_and_si256(_mm256_srli_epi16(ql, 4), mask4) : _mm256_and_si256(ql, mask4);
-      const __m256i high = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * g), mask2);
-      const __m256i q = _mm256_sub_epi8(_mm256_or_si256(low, _mm256_slli_epi16(high, 4)), bias);
-      const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 128 * h + 32 * g));
-      const __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(xv, q));
-      const int j = 8 * h + 2 * g;
-      const __m256i scale = _mm256_set_m128i(_mm_set1_epi16(w.scales[j + 1]), _mm_set1_epi16(w.scales[j]));
-      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(pairs, scale));
-    }
-  }
-  return sum;
-}
+WLLM_AVX2 inline __m256i codes_q4_1(const BlockQ4_1& w) { return nibbles_32(w.qs); }
 
-WLLM_AVX2 float dot_q6_K_avx2(int64_t n, const void* row, const void* act) {
-  const BlockQ6_K* w = static_cast<const BlockQ6_K*>(row);
-  const BlockQ8_K* x = static_cast<const BlockQ8_K*>(act);
-  const int64_t nb = n / kQK_K, nb8 = nb / 8 * 8;
+template <typename Block, __m256i (*codes)(const Block&)>
+WLLM_AVX2 inline float dot_blocks_q8_1(int64_t n, const void* row, const void* act) {
+  const Block* w = static_cast<const Block*>(row);
+  const BlockQ8_1* x = static_cast<const BlockQ8_1*>(act);
+  const int64_t nb = n / kQK, nb8 = nb / 8 * 8;
   __m256 acc = _mm256_setzero_ps();
   __m256i partial[8];
+  alignas(16) uint16_t mw[8], sx[8];
   for (int64_t ib = 0; ib < nb8; ib += 8) {
-    for (int j = 0; j < 8; ++j) partial[j] = block_sum_q6_K(w[ib + j], x[ib + j]);
-    const __m256 sum = _mm256_cvtepi32_ps(sum_each(partial));  // rounds as the reference's cast does
-    const __m256 d = _mm256_mul_ps(act_scales8(x + ib), scales8(w + ib));
-    acc = _mm256_add_ps(acc, _mm256_mul_ps(d, sum));
+    for (int j = 0; j < 8; ++j) {
+      partial[j] = dot_u8x32(codes(w[ib + j]), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[ib + j].qs)));
+      mw[j] = w[ib + j].m;
+      sx[j] = x[ib + j].s;
+    }
+    const __m256 d = _mm256_mul_ps(scales8(w + ib), scales8(x + ib));
+    const __m256 scaled = _mm256_mul_ps(d, _mm256_cvtepi32_ps(sum_each(partial)));
+    const __m256 mins = _mm256_mul_ps(f16x8_to_f32(mw), f16x8_to_f32(sx));
+    acc = _mm256_add_ps(acc, _mm256_add_ps(scaled, mins));
   }
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, acc);
   for (int64_t ib = nb8; ib < nb; ++ib) {
-    const float d = x[ib].d * f16_to_f32(w[ib].d);
-    lanes[ib % 8] += d * static_cast<float>(total(block_sum_q6_K(w[ib], x[ib])));
+    const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[ib].qs));
+    const float sum = static_cast<float>(total(dot_u8x32(codes(w[ib]), xv)));
+    const float term = (f16_to_f32(w[ib].d) * f16_to_f32(x[ib].d)) * sum + f16_to_f32(w[ib].m) * f16_to_f32(x[ib].s);
+    lanes[ib % 8] += term;
   }
   return sum_lanes8(lanes);
 }
 
-// Q4_K: sumi = Σ_j sc_j·Σ_{32 elements of j} q·x with q in [0, 15], and
-// summ = Σ_j m_j·(bsums[2j] + bsums[2j+1]); term = (dx·d)·sumi − (dx·dmin)·summ.
-WLLM_AVX2 inline void block_sums_q4_K(const BlockQ4_K& w, const BlockQ8_K& x, __m256i* sumi, int32_t* summ) {
-  const __m256i mask4 = _mm256_set1_epi8(15);
+// ---- K-quants (Q8_K activations): the scheme of avx2.h, 256 elements a block.
+
+// A block's exact integer sums as partial-sum vectors: sumi, with the codes'
+// offset already taken off (Q3_K, Q6_K), and summ (the types with mins).
+struct KSums {
+  __m256i sumi, summ;
+};
+
+template <typename Block>
+WLLM_AVX2 inline KSums block_sums_k(const Block& w, const BlockQ8_K& x) {
+  const KScales s = k_scales(w);
   __m256i sum = _mm256_setzero_si256();
-  int32_t mins = 0;
-  for (int c = 0; c < 4; ++c) {
-    const __m256i qs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
-    for (int half = 0; half < 2; ++half) {
-      const int j = 2 * c + half;
-      int sc, m;
-      k4_scale_min(w.scales, j, &sc, &m);
-      const __m256i q = half ? _mm256_and_si256(_mm256_srli_epi16(qs, 4), mask4) : _mm256_and_si256(qs, mask4);
-      const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 32 * j));
-      const __m256i pairs = _mm256_maddubs_epi16(q, xv);  // q unsigned, x signed
-      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(pairs, _mm256_set1_epi16(static_cast<int16_t>(sc))));
-      mins += m * (x.bsums[2 * j] + x.bsums[2 * j + 1]);
-    }
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k) {
+    sum = _mm256_add_epi32(sum, group_sum(group_codes(w, k), x.qs + 32 * k, scale_pair(s.sc, k)));
   }
-  *sumi = sum;
-  *summ = mins;
+  const __m256i by_bsums = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)), s.m);
+  if constexpr (requires { w.dmin; }) {
+    return {sum, by_bsums};
+  } else {
+    return {_mm256_sub_epi32(sum, by_bsums), _mm256_setzero_si256()};
+  }
 }
 
-WLLM_AVX2 float dot_q4_K_avx2(int64_t n, const void* row, const void* act) {
-  const BlockQ4_K* w = static_cast<const BlockQ4_K*>(row);
+// term = (dx·d)·sumi, minus (dx·dmin)·summ for the types with mins (ref.h),
+// into lane (block % 8), eight blocks per step.
+template <typename Block>
+WLLM_AVX2 float dot_k_quant(int64_t n, const void* row, const void* act) {
+  constexpr bool kMins = requires(const Block& b) { b.dmin; };
+  const Block* w = static_cast<const Block*>(row);
   const BlockQ8_K* x = static_cast<const BlockQ8_K*>(act);
   const int64_t nb = n / kQK_K, nb8 = nb / 8 * 8;
   __m256 acc = _mm256_setzero_ps();
-  __m256i partial[8];
-  alignas(32) int32_t mins[8];
+  __m256i sumi[8], summ[8];
   alignas(16) uint16_t dmin[8];
   for (int64_t ib = 0; ib < nb8; ib += 8) {
     for (int j = 0; j < 8; ++j) {
-      block_sums_q4_K(w[ib + j], x[ib + j], &partial[j], &mins[j]);
-      dmin[j] = w[ib + j].dmin;
+      const KSums s = block_sums_k(w[ib + j], x[ib + j]);
+      sumi[j] = s.sumi;
+      summ[j] = s.summ;
+      if constexpr (kMins) dmin[j] = w[ib + j].dmin;
     }
     const __m256 dx = act_scales8(x + ib);
-    const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dx, scales8(w + ib)), _mm256_cvtepi32_ps(sum_each(partial)));
-    const __m256 dm = _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(dmin)));
-    const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dx, dm), _mm256_cvtepi32_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(mins))));
-    acc = _mm256_add_ps(acc, _mm256_sub_ps(t1, t2));
+    const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dx, scales8(w + ib)), _mm256_cvtepi32_ps(sum_each(sumi)));
+    if constexpr (kMins) {
+      const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dx, f16x8_to_f32(dmin)), _mm256_cvtepi32_ps(sum_each(summ)));
+      acc = _mm256_add_ps(acc, _mm256_sub_ps(t1, t2));
+    } else {
+      acc = _mm256_add_ps(acc, t1);
+    }
   }
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, acc);
   for (int64_t ib = nb8; ib < nb; ++ib) {
-    __m256i sumi;
-    int32_t summ;
-    block_sums_q4_K(w[ib], x[ib], &sumi, &summ);
+    const KSums s = block_sums_k(w[ib], x[ib]);
     const float dx = x[ib].d;
-    const float term = (dx * f16_to_f32(w[ib].d)) * static_cast<float>(total(sumi)) -
-                       (dx * f16_to_f32(w[ib].dmin)) * static_cast<float>(summ);
+    float term = (dx * f16_to_f32(w[ib].d)) * static_cast<float>(total(s.sumi));
+    if constexpr (kMins) term = term - (dx * f16_to_f32(w[ib].dmin)) * static_cast<float>(total(s.summ));
     lanes[ib % 8] += term;
   }
   return sum_lanes8(lanes);
@@ -220,8 +215,13 @@ constexpr DotKernel kAvx2Kernels[] = {
     {TensorType::kQ8_0, dot_q8_0_avx2, gemm_q8_0_avx2, from_float_q8_0_avx2, matvec_q8_0_avx2},
     {TensorType::kQ4_0, dot_q4_0_avx2, gemm_q4_0_avx2, nullptr, matvec_q4_0_avx2},
     {TensorType::kQ5_0, dot_q5_0_avx2, gemm_q5_0_avx2, nullptr, matvec_q5_0_avx2},
-    {TensorType::kQ4_K, dot_q4_K_avx2, gemm_q4_K_avx2},
-    {TensorType::kQ6_K, dot_q6_K_avx2, gemm_q6_K_avx2},
+    {TensorType::kQ4_1, dot_blocks_q8_1<BlockQ4_1, codes_q4_1>},
+    {TensorType::kQ5_1, dot_blocks_q8_1<BlockQ5_1, q5_codes<BlockQ5_1>>},
+    {TensorType::kQ2_K, dot_k_quant<BlockQ2_K>, gemm_q2_K_avx2},
+    {TensorType::kQ3_K, dot_k_quant<BlockQ3_K>, gemm_q3_K_avx2},
+    {TensorType::kQ4_K, dot_k_quant<BlockQ4_K>, gemm_q4_K_avx2},
+    {TensorType::kQ5_K, dot_k_quant<BlockQ5_K>, gemm_q5_K_avx2},
+    {TensorType::kQ6_K, dot_k_quant<BlockQ6_K>, gemm_q6_K_avx2},
     {TensorType::kQ8_K, nullptr, nullptr, from_float_q8_K_avx2},
 };
 

@@ -150,95 +150,38 @@ WLLM_AVX2 void gemm_k_quant(int64_t n, const void* rows, int64_t row_stride, int
   }
 }
 
-// Q4_K: sumi = Σ_j sc_j·Σ_{32 elements of j} q·x (q in [0, 15]) and
-// summ = Σ_j m_j·(bsums[2j] + bsums[2j+1]), per activation; then
-// term = (dx·d)·sumi − (dx·dmin)·summ.
-WLLM_AVX2 void gemm_q4_K(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                         int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  const __m256i mask4 = _mm256_set1_epi8(15);
-  gemm_k_quant<BlockQ4_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride,
-                          [=](const BlockQ4_K& b, const BlockQ8_K* const* x, int64_t ib, __m256 dx) WLLM_AVX2 {
-    alignas(32) int16_t scale[8], min_pairs[16];  // min_pairs[2j], [2j+1] = m_j
-    #pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) {
-      int sc, m;
-      k4_scale_min(b.scales, j, &sc, &m);
-      scale[j] = static_cast<int16_t>(sc);
-      min_pairs[2 * j] = min_pairs[2 * j + 1] = static_cast<int16_t>(m);
-    }
+// Every K-quant type through the integer scheme of avx2.h, per activation:
+// sumi = Σ sc·u·x (less Σ_j m_j·bsums[j] for Q3_K, Q6_K, the codes' offset),
+// summ = Σ_j m_j·bsums[j] for the types with mins; then term = (dx·d)·sumi,
+// minus (dx·dmin)·summ for those, as the dot computes it.
+template <typename Block>
+WLLM_AVX2 void gemm_k(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                      int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  gemm_k_quant<Block>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride,
+                      [&](const Block& b, const BlockQ8_K* const* x, int64_t ib, __m256 dx) WLLM_AVX2 {
+    const KScales s = k_scales(b);
     __m256i sums[8];
-    for (__m256i& s : sums) s = _mm256_setzero_si256();
+    for (__m256i& v : sums) v = _mm256_setzero_si256();
     #pragma GCC unroll 8
-    for (int c = 0; c < 4; ++c) {  // 64 elements: sub-blocks 2c (low nibbles) and 2c + 1
-      const __m256i qs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * c));
-      const __m256i lo = _mm256_and_si256(qs, mask4);
-      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(qs, 4), mask4);
-      const __m256i sc_lo = _mm256_set1_epi16(scale[2 * c]), sc_hi = _mm256_set1_epi16(scale[2 * c + 1]);
+    for (int k = 0; k < 8; ++k) {  // group k: elements 32k..32k+31
+      const __m256i codes = group_codes(b, k), scale = scale_pair(s.sc, k);
       #pragma GCC unroll 8
-      for (int a = 0; a < 8; ++a) {
-        const int8_t* xq = x[a][ib].qs + 64 * c;
-        const __m256i p_lo = _mm256_maddubs_epi16(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq)));
-        const __m256i p_hi =
-            _mm256_maddubs_epi16(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + 32)));
-        sums[a] = _mm256_add_epi32(sums[a], _mm256_add_epi32(_mm256_madd_epi16(p_lo, sc_lo),
-                                                             _mm256_madd_epi16(p_hi, sc_hi)));
-      }
+      for (int a = 0; a < 8; ++a) sums[a] = _mm256_add_epi32(sums[a], group_sum(codes, x[a][ib].qs + 32 * k, scale));
     }
-    const __m256i m16 = _mm256_load_si256(reinterpret_cast<const __m256i*>(min_pairs));
-    __m256i mins[8];
+    __m256i by_bsums[8];  // Σ_j m_j·bsums[j]
     #pragma GCC unroll 8
     for (int a = 0; a < 8; ++a) {
-      mins[a] = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a][ib].bsums)), m16);
+      by_bsums[a] = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a][ib].bsums)), s.m);
     }
-    const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dx, splat_f16(b.d)), _mm256_cvtepi32_ps(sum_each(sums)));
-    const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dx, splat_f16(b.dmin)), _mm256_cvtepi32_ps(sum_each(mins)));
-    return _mm256_sub_ps(t1, t2);
-  });
-}
-
-// Q6_K: sumi = Σ_j sc_j·Σ_{16 elements of j} (q − 32)·x. The codes go to
-// maddubs unsigned (q in [0, 63]) and the 32·Σ_j sc_j·bsums[j] that this adds
-// is taken off afterwards: the same exact integer, without a sign fix-up per
-// activation.
-WLLM_AVX2 void gemm_q6_K(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                         int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  const __m256i mask4 = _mm256_set1_epi8(15), mask2 = _mm256_set1_epi8(3);
-  gemm_k_quant<BlockQ6_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride,
-                          [=](const BlockQ6_K& b, const BlockQ8_K* const* x, int64_t ib, __m256 dx) WLLM_AVX2 {
-    __m256i sums[8];
-    for (__m256i& s : sums) s = _mm256_setzero_si256();
-    #pragma GCC unroll 8
-    for (int h = 0; h < 2; ++h) {
-      const __m256i ql0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.ql + 64 * h));
-      const __m256i ql1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.ql + 64 * h + 32));
-      const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qh + 32 * h));
-      #pragma GCC unroll 8
-      for (int g = 0; g < 4; ++g) {
-        // Elements 128h + 32g .. +32 (layout in blocks.h), sub-blocks j, j + 1.
-        const __m256i ql = (g & 1) ? ql1 : ql0;
-        const __m256i low =
-            (g >> 1) ? _mm256_and_si256(_mm256_srli_epi16(ql, 4), mask4) : _mm256_and_si256(ql, mask4);
-        const __m256i high = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * g), mask2);
-        const __m256i q = _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
-        const int j = 8 * h + 2 * g;
-        const __m256i scale = _mm256_set_m128i(_mm_set1_epi16(b.scales[j + 1]), _mm_set1_epi16(b.scales[j]));
-        #pragma GCC unroll 8
-        for (int a = 0; a < 8; ++a) {
-          const __m256i xq =
-              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a][ib].qs + 128 * h + 32 * g));
-          sums[a] = _mm256_add_epi32(sums[a], _mm256_madd_epi16(_mm256_maddubs_epi16(q, xq), scale));
-        }
-      }
-    }
-    const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales)));
-    __m256i offsets[8];  // Σ_j sc_j·bsums[j]
-    #pragma GCC unroll 8
-    for (int a = 0; a < 8; ++a) {
-      offsets[a] = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[a][ib].bsums)), sc16);
-    }
-    const __m256i sumi = _mm256_sub_epi32(sum_each(sums), _mm256_slli_epi32(sum_each(offsets), 5));
     const __m256 d = _mm256_mul_ps(dx, splat_f16(b.d));
-    return _mm256_mul_ps(d, _mm256_cvtepi32_ps(sumi));
+    if constexpr (requires { b.dmin; }) {
+      const __m256 t1 = _mm256_mul_ps(d, _mm256_cvtepi32_ps(sum_each(sums)));
+      const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dx, splat_f16(b.dmin)), _mm256_cvtepi32_ps(sum_each(by_bsums)));
+      return _mm256_sub_ps(t1, t2);
+    } else {
+      const __m256i sumi = _mm256_sub_epi32(sum_each(sums), sum_each(by_bsums));
+      return _mm256_mul_ps(d, _mm256_cvtepi32_ps(sumi));
+    }
   });
 }
 
@@ -380,13 +323,25 @@ void gemm_q8_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows,
                     int n_acts, float* out, int64_t out_stride) {
   gemm_q8_0_family<BlockQ8_0, false>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
+void gemm_q2_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride) {
+  gemm_k<BlockQ2_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q3_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride) {
+  gemm_k<BlockQ3_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
 void gemm_q4_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                     int n_acts, float* out, int64_t out_stride) {
-  gemm_q4_K(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+  gemm_k<BlockQ4_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+void gemm_q5_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride) {
+  gemm_k<BlockQ5_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 void gemm_q6_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                     int n_acts, float* out, int64_t out_stride) {
-  gemm_q6_K(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+  gemm_k<BlockQ6_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 
 }  // namespace wllm::avx2
