@@ -13,7 +13,7 @@
 //  - Q4_K, Q6_K: the same per 256-element super-block (see below).
 //  - F32, F16, BF16: two 8-lane (row, activation) accumulators per vector.
 // Every other type keeps its AVX2 kernels: avx512_dot_kernels() is the AVX2
-// list with these gemms in place.
+// list with these gemms in place, and the VNNI matvecs of matvec_avx512.cpp.
 #include "quant/kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -472,6 +472,11 @@ void gemm_q6_K_avx512(int64_t n, const void* rows, int64_t row_stride, int n_row
 
 namespace wllm {
 
+namespace avx512 {  // matvec_avx512.cpp
+void matvec_q4_0_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
+void matvec_q8_0_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
+}  // namespace avx512
+
 const DotKernel* avx512_dot_kernels(size_t* count) {
   static const std::vector<DotKernel> kernels = [] {
     std::vector<DotKernel> list;
@@ -492,6 +497,8 @@ const DotKernel* avx512_dot_kernels(size_t* count) {
       if (k.type == TensorType::kF16) k.gemm = avx512::gemm_f16_avx512;
       if (k.type == TensorType::kBF16) k.gemm = avx512::gemm_bf16_avx512;
       if (k.type == TensorType::kQ6_K) k.gemm = avx512::gemm_q6_K_avx512;
+      if (k.type == TensorType::kQ4_0) k.matvec = avx512::matvec_q4_0_avx512;
+      if (k.type == TensorType::kQ8_0) k.matvec = avx512::matvec_q8_0_avx512;
     }
     return list;
   }();
