@@ -116,6 +116,14 @@ WLLM_AVX2 inline __m256i nibbles_32(const uint8_t* qs) {
   return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
 }
 
+// Q4_0's nibbles as 32 unsigned bytes in element order (the codes plus 8):
+// the 16 bytes loaded into both halves (no shuffle), the upper half shifted
+// to its high nibbles within dwords, then masked.
+WLLM_AVX2 inline __m256i q4_0_nibbles(const uint8_t* qs) {
+  const __m256i both = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)));
+  return _mm256_and_si256(_mm256_srlv_epi32(both, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4)), _mm256_set1_epi8(15));
+}
+
 // Q4_0 quants of a block as 32 signed bytes in element order: the nibbles minus 8.
 WLLM_AVX2 inline __m256i q4_0_bytes(const uint8_t* qs) { return _mm256_sub_epi8(nibbles_32(qs), _mm256_set1_epi8(8)); }
 

@@ -20,12 +20,7 @@ namespace {
 struct Q4_0Sum {
   static constexpr int32_t kOffset = 8;
   static __m256i sum(const BlockQ4_0& w, const int8_t* x) {
-    // The 16 bytes in both halves (a load, no shuffle), the upper half shifted
-    // by 4 within dwords: masked, the low nibbles (elements 0..15) then the
-    // high ones (16..31).
-    const __m256i both = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.qs)));
-    const __m256i nibbles =
-        _mm256_and_si256(_mm256_srlv_epi32(both, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4)), _mm256_set1_epi8(15));
+    const __m256i nibbles = q4_0_nibbles(w.qs);
     const __m256i pairs = _mm256_maddubs_epi16(nibbles, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)));
     return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));  // pairs are at most 2·15·127: exact
   }

@@ -22,11 +22,7 @@ using namespace avx2;  // the reductions and scale loads the driver uses
 struct Q4_0Sum {
   static constexpr int32_t kOffset = 8;
   static __m256i sum(const BlockQ4_0& w, const int8_t* x) {
-    // As the AVX2 kernel: both halves loaded at once, the upper one shifted
-    // to its high nibbles, then one vpdpbusd.
-    const __m256i both = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.qs)));
-    const __m256i nibbles =
-        _mm256_and_si256(_mm256_srlv_epi32(both, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4)), _mm256_set1_epi8(15));
+    const __m256i nibbles = q4_0_nibbles(w.qs);
     return _mm256_dpbusd_epi32(_mm256_setzero_si256(), nibbles,
                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)));
   }
