@@ -256,7 +256,7 @@ TEST(Kernels, EveryMatvecMatchesTheReferenceDotBitForBit) {
     if (!kernel.matvec) return;
     const TypeTraits& ref = *find_reference_traits(static_cast<uint32_t>(kernel.type));
     const TypeTraits& act = *find_reference_traits(static_cast<uint32_t>(ref.act_type));
-    for (int64_t units : {1, 3, 8, 9, 17, 300}) {
+    for (int64_t units : {1, 3, 8, 9, 17, 300, 1100}) {
       const int64_t n = ref.block_size == 1 ? units * 5 + 3 : units * ref.block_size;
       for (int n_rows : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33}) {
         for (bool extreme : {false, true}) {

@@ -13,6 +13,8 @@
 
 #if defined(__wasm_simd128__)
 
+#include <algorithm>
+
 #include "core/half.h"
 #include "quant/gemm_tile.h"
 #include "quant/wasm/simd128.h"
@@ -141,10 +143,20 @@ void matvec_q8_0_family(int64_t n, const void* rows, int64_t row_stride, int n_r
   PreparedQ8_0 prepared[kChunk];
   const bool prepared_once = nb <= kChunk;  // else re-prepared per chunk of each row tile
   if (prepared_once) prepare_q8_0(x, nb, prepared);
-  for (int r0 = 0; r0 < n_rows; r0 += kRowLanes) {
+  // Lane k walks the k-th quarter of the rows, one row after another: 4 long
+  // sequential streams the hardware prefetcher follows (4 neighbouring rows
+  // per tile would start 4 short streams every tile, and wasm has no
+  // prefetch instruction). A quarter that runs out repeats its last row.
+  const int quarter = (n_rows + kRowLanes - 1) / kRowLanes;
+  for (int i = 0; i < quarter; ++i) {
     const Block* w[kRowLanes];
-    tile_pointers(rows, row_stride, r0, n_rows, kRowLanes, w);
-    v128_t acc[8];  // [block % 8], lane r: row r0 + r
+    int row[kRowLanes];
+    for (int k = 0; k < kRowLanes; ++k) {
+      const int last = std::min((k + 1) * quarter, n_rows) - 1;
+      row[k] = std::min(k * quarter + i, last);
+      w[k] = reinterpret_cast<const Block*>(static_cast<const uint8_t*>(rows) + row[k] * row_stride);
+    }
+    v128_t acc[8];  // [block % 8], lane k: row row[k]
     for (v128_t& a : acc) a = wasm_f32x4_splat(0.0f);
     for (int64_t c0 = 0; c0 < nb; c0 += kChunk) {
       const int64_t c1 = c0 + kChunk < nb ? c0 + kChunk : nb;
@@ -160,7 +172,9 @@ void matvec_q8_0_family(int64_t n, const void* rows, int64_t row_stride, int n_r
     }
     float lanes[kRowLanes];
     wasm_v128_store(lanes, sum_lanes8_each(acc));
-    for (int r = 0; r < tile_valid(r0, n_rows, kRowLanes); ++r) out[r0 + r] = lanes[r];
+    for (int k = 0; k < kRowLanes; ++k) {
+      if (row[k] == k * quarter + i) out[row[k]] = lanes[k];  // not a repeat
+    }
   }
 }
 
