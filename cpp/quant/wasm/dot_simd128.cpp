@@ -166,11 +166,11 @@ constexpr DotKernel kSimd128Kernels[] = {
      matvec_q5_0_simd128},
     {TensorType::kQ4_1, dot_blocks_q8_1<BlockQ4_1>},
     {TensorType::kQ5_1, dot_blocks_q8_1<BlockQ5_1>},
-    {TensorType::kQ2_K, dot_k_quant<BlockQ2_K>, gemm_q2_K_simd128},
-    {TensorType::kQ3_K, dot_k_quant<BlockQ3_K>, gemm_q3_K_simd128},
-    {TensorType::kQ4_K, dot_k_quant<BlockQ4_K>, gemm_q4_K_simd128},
-    {TensorType::kQ5_K, dot_k_quant<BlockQ5_K>, gemm_q5_K_simd128},
-    {TensorType::kQ6_K, dot_k_quant<BlockQ6_K>, gemm_q6_K_simd128},
+    {TensorType::kQ2_K, dot_k_quant<BlockQ2_K>, gemm_k_simd128<BlockQ2_K>},
+    {TensorType::kQ3_K, dot_k_quant<BlockQ3_K>, gemm_k_simd128<BlockQ3_K>},
+    {TensorType::kQ4_K, dot_k_quant<BlockQ4_K>, gemm_k_simd128<BlockQ4_K>},
+    {TensorType::kQ5_K, dot_k_quant<BlockQ5_K>, gemm_k_simd128<BlockQ5_K>},
+    {TensorType::kQ6_K, dot_k_quant<BlockQ6_K>, gemm_k_simd128<BlockQ6_K>},
     {TensorType::kQ8_K, nullptr, nullptr, from_float_q8_K_simd128},
 };
 

@@ -236,12 +236,14 @@ void gemm_k_quant(int64_t n, const void* rows, int64_t row_stride, int n_rows, c
   }
 }
 
+}  // namespace
+
 // Every K-quant type through the scheme of simd128.h, per activation: sumi =
 // Σ_j sc_j·Σ_{16 elements of j} q·x and, for the types with mins, summ =
 // Σ_j m_j·bsums[j]; then term = (dx·d)·sumi, minus (dx·dmin)·summ for those.
 template <typename Block>
-void gemm_k(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
-            int n_acts, float* out, int64_t out_stride) {
+void gemm_k_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                    int n_acts, float* out, int64_t out_stride) {
   gemm_k_quant<Block>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride,
                       [](const Block& b, const WideQ8K& wide, const BlockQ8_K* const* x, int64_t ib, v128_t dx) {
     int16_t sc[16], m[16];
@@ -266,6 +268,8 @@ void gemm_k(int64_t n, const void* rows, int64_t row_stride, int n_rows, const v
     }
   });
 }
+
+namespace {
 
 // ---- Float weights against F32 --------------------------------------------------
 
@@ -350,26 +354,6 @@ void gemm_q8_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_ro
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
   gemm_q8_0_family<BlockQ8_0>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
-void gemm_q2_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  gemm_k<BlockQ2_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
-}
-void gemm_q3_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  gemm_k<BlockQ3_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
-}
-void gemm_q4_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  gemm_k<BlockQ4_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
-}
-void gemm_q5_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  gemm_k<BlockQ5_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
-}
-void gemm_q6_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  gemm_k<BlockQ6_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
-}
 
 void matvec_q4_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
   matvec_q8_0_family<BlockQ4_0>(n, rows, row_stride, n_rows, act, out);
@@ -380,6 +364,13 @@ void matvec_q5_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_
 void matvec_q8_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
   matvec_q8_0_family<BlockQ8_0>(n, rows, row_stride, n_rows, act, out);
 }
+
+// The K-quant instances the kernel table names.
+template void gemm_k_simd128<BlockQ2_K>(int64_t, const void*, int64_t, int, const void*, int64_t, int, float*, int64_t);
+template void gemm_k_simd128<BlockQ3_K>(int64_t, const void*, int64_t, int, const void*, int64_t, int, float*, int64_t);
+template void gemm_k_simd128<BlockQ4_K>(int64_t, const void*, int64_t, int, const void*, int64_t, int, float*, int64_t);
+template void gemm_k_simd128<BlockQ5_K>(int64_t, const void*, int64_t, int, const void*, int64_t, int, float*, int64_t);
+template void gemm_k_simd128<BlockQ6_K>(int64_t, const void*, int64_t, int, const void*, int64_t, int, float*, int64_t);
 
 }  // namespace wllm::simd128
 

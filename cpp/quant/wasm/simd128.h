@@ -237,16 +237,10 @@ void gemm_q5_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_ro
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride);
 void gemm_q8_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride);
-void gemm_q4_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                       int64_t act_stride, int n_acts, float* out, int64_t out_stride);
-void gemm_q2_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                       int64_t act_stride, int n_acts, float* out, int64_t out_stride);
-void gemm_q3_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                       int64_t act_stride, int n_acts, float* out, int64_t out_stride);
-void gemm_q5_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                       int64_t act_stride, int n_acts, float* out, int64_t out_stride);
-void gemm_q6_K_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                       int64_t act_stride, int n_acts, float* out, int64_t out_stride);
+// Every K-quant, for BlockQ2_K .. BlockQ6_K.
+template <typename Block>
+void gemm_k_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                    int64_t act_stride, int n_acts, float* out, int64_t out_stride);
 
 // The row-tiled single-activation kernels (gemm_simd128.cpp).
 void matvec_q4_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);

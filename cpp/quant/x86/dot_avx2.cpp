@@ -217,11 +217,11 @@ constexpr DotKernel kAvx2Kernels[] = {
     {TensorType::kQ5_0, dot_q5_0_avx2, gemm_q5_0_avx2, nullptr, matvec_q5_0_avx2},
     {TensorType::kQ4_1, dot_blocks_q8_1<BlockQ4_1, codes_q4_1>},
     {TensorType::kQ5_1, dot_blocks_q8_1<BlockQ5_1, q5_codes<BlockQ5_1>>},
-    {TensorType::kQ2_K, dot_k_quant<BlockQ2_K>, gemm_q2_K_avx2},
-    {TensorType::kQ3_K, dot_k_quant<BlockQ3_K>, gemm_q3_K_avx2},
-    {TensorType::kQ4_K, dot_k_quant<BlockQ4_K>, gemm_q4_K_avx2},
-    {TensorType::kQ5_K, dot_k_quant<BlockQ5_K>, gemm_q5_K_avx2},
-    {TensorType::kQ6_K, dot_k_quant<BlockQ6_K>, gemm_q6_K_avx2},
+    {TensorType::kQ2_K, dot_k_quant<BlockQ2_K>, gemm_k_avx2<BlockQ2_K>},
+    {TensorType::kQ3_K, dot_k_quant<BlockQ3_K>, gemm_k_avx2<BlockQ3_K>},
+    {TensorType::kQ4_K, dot_k_quant<BlockQ4_K>, gemm_k_avx2<BlockQ4_K>},
+    {TensorType::kQ5_K, dot_k_quant<BlockQ5_K>, gemm_k_avx2<BlockQ5_K>},
+    {TensorType::kQ6_K, dot_k_quant<BlockQ6_K>, gemm_k_avx2<BlockQ6_K>},
     {TensorType::kQ8_K, nullptr, nullptr, from_float_q8_K_avx2},
 };
 

@@ -150,13 +150,15 @@ WLLM_AVX2 void gemm_k_quant(int64_t n, const void* rows, int64_t row_stride, int
   }
 }
 
+}  // namespace
+
 // Every K-quant type through the integer scheme of avx2.h, per activation:
 // sumi = Σ sc·u·x (less Σ_j m_j·bsums[j] for Q3_K, Q6_K, the codes' offset),
 // summ = Σ_j m_j·bsums[j] for the types with mins; then term = (dx·d)·sumi,
 // minus (dx·dmin)·summ for those, as the dot computes it.
 template <typename Block>
-WLLM_AVX2 void gemm_k(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                      int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+WLLM_AVX2 void gemm_k_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+                           int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
   gemm_k_quant<Block>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride,
                       [&](const Block& b, const BlockQ8_K* const* x, int64_t ib, __m256 dx) WLLM_AVX2 {
     const KScales s = k_scales(b);
@@ -184,6 +186,8 @@ WLLM_AVX2 void gemm_k(int64_t n, const void* rows, int64_t row_stride, int n_row
     }
   });
 }
+
+namespace {
 
 // ---- Float weights against F32 --------------------------------------------------
 
@@ -323,26 +327,13 @@ void gemm_q8_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows,
                     int n_acts, float* out, int64_t out_stride) {
   gemm_q8_0_family<BlockQ8_0, false>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
-void gemm_q2_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
-                    int n_acts, float* out, int64_t out_stride) {
-  gemm_k<BlockQ2_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
-}
-void gemm_q3_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
-                    int n_acts, float* out, int64_t out_stride) {
-  gemm_k<BlockQ3_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
-}
-void gemm_q4_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
-                    int n_acts, float* out, int64_t out_stride) {
-  gemm_k<BlockQ4_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
-}
-void gemm_q5_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
-                    int n_acts, float* out, int64_t out_stride) {
-  gemm_k<BlockQ5_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
-}
-void gemm_q6_K_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
-                    int n_acts, float* out, int64_t out_stride) {
-  gemm_k<BlockQ6_K>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
-}
+
+// The K-quant instances the kernel table names.
+template void gemm_k_avx2<BlockQ2_K>(int64_t, const void*, int64_t, int, const void*, int64_t, int, float*, int64_t);
+template void gemm_k_avx2<BlockQ3_K>(int64_t, const void*, int64_t, int, const void*, int64_t, int, float*, int64_t);
+template void gemm_k_avx2<BlockQ4_K>(int64_t, const void*, int64_t, int, const void*, int64_t, int, float*, int64_t);
+template void gemm_k_avx2<BlockQ5_K>(int64_t, const void*, int64_t, int, const void*, int64_t, int, float*, int64_t);
+template void gemm_k_avx2<BlockQ6_K>(int64_t, const void*, int64_t, int, const void*, int64_t, int, float*, int64_t);
 
 }  // namespace wllm::avx2
 
