@@ -22,6 +22,9 @@
 #include "quant/kernels.h"
 #include "quant/ref/ref.h"
 #include "quant/traits.h"
+#if defined(__wasm_simd128__)
+#include "quant/wasm/simd128.h"
+#endif
 
 namespace wllm {
 namespace {
@@ -109,6 +112,28 @@ TEST(Kernels, Aarch64RunsTheNeonKernels) {
   const std::string want = forced && *forced && std::strcmp(forced, "neon") != 0 ? "reference" : "neon";
   EXPECT_EQ(active_kernel_isa(), want);
 }
+
+#if defined(__wasm_simd128__)
+// SIMD128 has no f16 conversion: the kernels' own (bit shifts and a scaling
+// multiply) must give f16_to_f32's bits for every half, NaNs and infinities
+// included, from both its inputs (4 separate halves, a vector of them).
+TEST(Kernels, Simd128HalfConversionIsExactForEveryHalf) {
+  int mismatches = 0;
+  for (int h = 0; h < 65536; h += 4) {
+    const uint16_t halves[8] = {static_cast<uint16_t>(h), static_cast<uint16_t>(h + 1), static_cast<uint16_t>(h + 2),
+                                static_cast<uint16_t>(h + 3)};
+    float from_scalars[4], from_vector[4];
+    wasm_v128_store(from_scalars, simd128::f16x4_to_f32(halves[0], halves[1], halves[2], halves[3]));
+    wasm_v128_store(from_vector, simd128::f16x4_to_f32(wasm_v128_load(halves)));
+    for (int k = 0; k < 4; ++k) {
+      const float want = f16_to_f32(halves[k]);
+      mismatches += std::memcmp(&want, &from_scalars[k], sizeof want) != 0;
+      mismatches += std::memcmp(&want, &from_vector[k], sizeof want) != 0;
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+#endif
 
 // The whole-block scale decoders that SIMD kernels load as one vector give
 // exactly what the per-sub-block ones (blocks.h) give, on random bytes.
