@@ -116,16 +116,20 @@ TEST(Kernels, Aarch64RunsTheNeonKernels) {
 #if defined(__wasm_simd128__)
 // SIMD128 has no f16 conversion: the kernels' own (bit shifts and a scaling
 // multiply) must give f16_to_f32's bits for every half, NaNs and infinities
-// included, from both its inputs (4 separate halves, a vector of them).
+// included, from both its inputs (4 separate halves, a vector of 8).
 TEST(Kernels, Simd128HalfConversionIsExactForEveryHalf) {
   int mismatches = 0;
-  for (int h = 0; h < 65536; h += 4) {
-    const uint16_t halves[8] = {static_cast<uint16_t>(h), static_cast<uint16_t>(h + 1), static_cast<uint16_t>(h + 2),
-                                static_cast<uint16_t>(h + 3)};
-    float from_scalars[4], from_vector[4];
+  for (int h = 0; h < 65536; h += 8) {
+    uint16_t halves[8];
+    for (int k = 0; k < 8; ++k) halves[k] = static_cast<uint16_t>(h + k);
+    float from_scalars[8], from_vector[8];
     wasm_v128_store(from_scalars, simd128::f16x4_to_f32(halves[0], halves[1], halves[2], halves[3]));
-    wasm_v128_store(from_vector, simd128::f16x4_to_f32(wasm_v128_load(halves)));
-    for (int k = 0; k < 4; ++k) {
+    wasm_v128_store(from_scalars + 4, simd128::f16x4_to_f32(halves[4], halves[5], halves[6], halves[7]));
+    v128_t lo, hi;
+    simd128::f16x8_to_f32(wasm_v128_load(halves), &lo, &hi);
+    wasm_v128_store(from_vector, lo);
+    wasm_v128_store(from_vector + 4, hi);
+    for (int k = 0; k < 8; ++k) {
       const float want = f16_to_f32(halves[k]);
       mismatches += std::memcmp(&want, &from_scalars[k], sizeof want) != 0;
       mismatches += std::memcmp(&want, &from_vector[k], sizeof want) != 0;

@@ -35,9 +35,8 @@ float dot_f16_simd128(int64_t n, const void* row, const void* act) {
   const int64_t n8 = n / 8 * 8;
   v128_t lo = wasm_f32x4_splat(0.0f), hi = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < n8; i += 8) {
-    const v128_t h = wasm_v128_load(w + i);
-    const v128_t w_lo = f16x4_to_f32(h);
-    const v128_t w_hi = f16x4_to_f32(wasm_i64x2_shuffle(h, h, 1, 0));
+    v128_t w_lo, w_hi;
+    f16x8_to_f32(wasm_v128_load(w + i), &w_lo, &w_hi);
     lo = wasm_f32x4_add(lo, wasm_f32x4_mul(w_lo, wasm_v128_load(x + i)));
     hi = wasm_f32x4_add(hi, wasm_f32x4_mul(w_hi, wasm_v128_load(x + i + 4)));
   }

@@ -280,7 +280,9 @@ struct F32Row {
 };
 struct F16Row {
   static v128_t load4(const void* row, int64_t i) {
-    return f16x4_to_f32(wasm_v128_load64_zero(static_cast<const uint16_t*>(row) + i));
+    v128_t lo, hi;
+    f16x8_to_f32(wasm_v128_load64_zero(static_cast<const uint16_t*>(row) + i), &lo, &hi);
+    return lo;
   }
   static float load1(const void* row, int64_t i) { return f16_to_f32(static_cast<const uint16_t*>(row)[i]); }
 };

@@ -35,16 +35,11 @@ inline v128_t sum_lanes8_each(const v128_t a[8]) {
   return wasm_f32x4_add(wasm_f32x4_add(s0, s2), wasm_f32x4_add(s1, s3));
 }
 
-// Four f16 values (u: one half per 32-bit lane, upper bits zero) to f32,
-// exactly: the exponent and mantissa shifted into place and scaled by 2^112
-// (exact for normal and subnormal halves alike); infinities and NaNs get the
-// f32 exponent back explicitly. Written so that LLVM keeps plain shifts: a
-// zero-extension it can see (extend_low) lets it fold the shifts into byte
-// shuffles, which V8 compiles to pshufb with constants rebuilt every call
-// (q4_0 decode in Node was 10% slower that way).
-inline v128_t f16x4_bits_to_f32(v128_t u) {
-  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(u, wasm_i32x4_splat(0x8000)), 16);
-  const v128_t magnitude = wasm_i32x4_shl(wasm_v128_and(u, wasm_i32x4_splat(0x7fff)), 13);
+// f16 → f32, exactly, from a half's sign bit at bit 31 and its exponent and
+// mantissa at bits 13..27 (magnitude): those bits scaled by 2^112 are exact
+// for normal and subnormal halves alike; infinities and NaNs get the f32
+// exponent back explicitly.
+inline v128_t half_parts_to_f32(v128_t sign, v128_t magnitude) {
   const v128_t scaled = wasm_f32x4_mul(magnitude, wasm_f32x4_splat(0x1p112f));
   // Finite halves are at most 65504; infinities and NaNs scale to 2^16 or more.
   const v128_t is_special = wasm_f32x4_ge(scaled, wasm_f32x4_splat(65536.0f));
@@ -52,12 +47,29 @@ inline v128_t f16x4_bits_to_f32(v128_t u) {
   return wasm_v128_or(sign, wasm_v128_bitselect(special, scaled, is_special));
 }
 
-// The low 4 halves of h (as u16) to f32.
-inline v128_t f16x4_to_f32(v128_t h) { return f16x4_bits_to_f32(wasm_u32x4_extend_low_u16x8(h)); }
+// How the halves get into 32-bit lanes matters to V8: a zero-extension LLVM
+// can see (extend_low) lets it fold the shifts below into byte shuffles,
+// which V8 compiles to pshufb with constants rebuilt on every call (q4_0
+// decode in Node ran 10% slower so). Scalars are inserted as u32 lanes;
+// vectors are interleaved with zeros (one punpcklwd), each half landing in
+// the top of its lane.
 
-// Four f16 values as floats (inserted lane by lane: no shuffles, see above).
+// Four f16 values as floats.
 inline v128_t f16x4_to_f32(uint16_t h0, uint16_t h1, uint16_t h2, uint16_t h3) {
-  return f16x4_bits_to_f32(wasm_u32x4_make(h0, h1, h2, h3));
+  const v128_t u = wasm_u32x4_make(h0, h1, h2, h3);
+  return half_parts_to_f32(wasm_i32x4_shl(wasm_v128_and(u, wasm_i32x4_splat(0x8000)), 16),
+                           wasm_i32x4_shl(wasm_v128_and(u, wasm_i32x4_splat(0x7fff)), 13));
+}
+
+// The 8 halves of h as floats: elements 0..3 in *lo, 4..7 in *hi.
+inline void f16x8_to_f32(v128_t h, v128_t* lo, v128_t* hi) {
+  const v128_t zero = wasm_i16x8_splat(0);
+  const auto convert = [](v128_t top) {  // halves in the top 16 bits of each lane
+    return half_parts_to_f32(wasm_v128_and(top, wasm_i32x4_splat(static_cast<int32_t>(0x80000000u))),
+                             wasm_u32x4_shr(wasm_v128_and(top, wasm_i32x4_splat(0x7fff0000)), 3));
+  };
+  *lo = convert(wasm_i16x8_shuffle(zero, h, 0, 8, 1, 9, 2, 10, 3, 11));
+  *hi = convert(wasm_i16x8_shuffle(zero, h, 4, 12, 5, 13, 6, 14, 7, 15));
 }
 
 // Σ w_i·x_i over 16 signed bytes as 4 partial int32 sums (exact).
