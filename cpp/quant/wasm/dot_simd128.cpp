@@ -9,6 +9,8 @@
 
 #if defined(__wasm_simd128__)
 
+#include <type_traits>
+
 #include "core/half.h"
 #include "quant/wasm/simd128.h"
 
@@ -136,12 +138,22 @@ float dot_k_quant(int64_t n, const void* row, const void* act) {
     int16_t sc[16], m[16];
     k_scales16(w[ib], sc, m);
     v128_t sum = wasm_i32x4_splat(0);
-    for (int j = 0; j < 16; j += kScaleRun<Block> / 16) {  // the sub-blocks that share scale sc[j]
+    const auto add_sub_blocks = [&](int j) {  // the sub-blocks that share scale sc[j]
       v128_t part = dot_codes16(k_codes(w[ib], j), x[ib].qs + 16 * j);
       if constexpr (kScaleRun<Block> == 32) {
         part = wasm_i32x4_add(part, dot_codes16(k_codes(w[ib], j + 1), x[ib].qs + 16 * j + 16));
       }
       sum = wasm_i32x4_add(sum, wasm_i32x4_mul(part, wasm_i32x4_splat(sc[j])));
+    };
+    // k_codes wants j known at compile time (fixed shifts, no branches; V8
+    // widens a variable byte shift into 6 instructions): unrolled, 20-55%
+    // faster in Node, except Q4_K, whose codes need no shift and whose
+    // unrolled loop spills (8% slower).
+    if constexpr (std::is_same_v<Block, BlockQ4_K>) {
+      for (int j = 0; j < 16; j += 2) add_sub_blocks(j);
+    } else {
+#pragma clang loop unroll(full)
+      for (int j = 0; j < 16; j += kScaleRun<Block> / 16) add_sub_blocks(j);
     }
     const float dx = x[ib].d;
     float term = (dx * f16_to_f32(w[ib].d)) * static_cast<float>(total(sum));
