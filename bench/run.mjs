@@ -27,18 +27,19 @@ const quick = process.argv.includes('--quick');
 const stories15M = { shape: 'stories15M', vocab: 'ggml-vocab-llama-spm.gguf', ctx: 256 };
 const smollm2 = { shape: 'smollm2-135m', vocab: 'ggml-vocab-gpt-2.gguf', ctx: 8192 };
 const tinyllama = { shape: 'tinyllama-1.1b', vocab: 'ggml-vocab-llama-spm.gguf', ctx: 2048 };
-// `--shapes a,b` and `--types x,y` keep only those of the lists below (e.g.
-// one model of the full run).
-function only(list, flag, nameOf = (x) => x) {
+// `--shapes a,b` and `--types x,y` pick from all of the lists below (e.g. one
+// model of the full run, or `--quick --shapes tinyllama-1.1b`: the quick
+// settings on TinyLlama); without them --quick keeps the first, small ones.
+function pick(all, quickDefault, flag, nameOf = (x) => x) {
   const i = process.argv.indexOf(flag);
-  if (i < 0) return list;
+  if (i < 0) return quick ? quickDefault : all;
   const wanted = String(process.argv[i + 1]).split(',');
-  const kept = list.filter((x) => wanted.includes(nameOf(x)));
-  if (kept.length === 0) throw new Error(`${flag}: none of ${wanted.join(', ')} is in ${list.map(nameOf).join(', ')}`);
+  const kept = all.filter((x) => wanted.includes(nameOf(x)));
+  if (kept.length === 0) throw new Error(`${flag}: none of ${wanted.join(', ')} is in ${all.map(nameOf).join(', ')}`);
   return kept;
 }
-const shapes = only(quick ? [stories15M, smollm2] : [stories15M, smollm2, tinyllama], '--shapes', (s) => s.shape);
-const types = only(quick ? ['q4_0'] : ['f16', 'q8_0', 'q4_0', 'q4_K_M'], '--types');
+const shapes = pick([stories15M, smollm2, tinyllama], [stories15M, smollm2], '--shapes', (s) => s.shape);
+const types = pick(['f16', 'q8_0', 'q4_0', 'q4_K_M'], ['q4_0'], '--types');
 const promptLengths = quick ? [64] : [64, 512];
 const decodeTokens = quick ? 32 : 128;
 const threadCounts = quick ? [1] : [1, 2];
