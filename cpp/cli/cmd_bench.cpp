@@ -142,11 +142,11 @@ Status run(int argc, char** argv) {
   std::printf(
       "{\"engine\":\"wasm-llm\",\"kernels\":\"%s\",\"model\":%s,\"threads\":%d,\"load_s\":%.4f,\"prefill_tokens\":%lld,"
       "\"prefill_tok_s\":%.2f,\"decode_tokens\":%lld,\"decode_tok_s\":%.2f,\"peak_rss_mib\":%.1f,"
-      "\"weights_mib\":%.1f,\"kv_cache_mib\":%.1f,\"buffers_mib\":%.1f%s}\n",
+      "\"weights_mib\":%.1f,\"kv_cache_mib\":%.1f,\"buffers_mib\":%.1f,\"repacked_tensors\":%d%s}\n",
       active_kernel_isa(), json_string(model).c_str(), engine.n_threads(), seconds(t0, t1), static_cast<long long>(n_prompt),
       n_prompt / times.prefill_seconds, static_cast<long long>(n_gen), n_gen / times.decode_seconds,
       peak_rss / 1048576.0, mem.weights / 1048576.0, mem.kv_cache / 1048576.0, mem.buffers / 1048576.0,
-      bandwidth.c_str());
+      engine.repacked_tensors(), bandwidth.c_str());
   return {};
 }
 

@@ -66,6 +66,8 @@ class Engine {
   Transformer& model() { return *model_; }
   int n_ctx() const { return n_ctx_; }
   int n_threads() const { return pool_ ? pool_->size() : 0; }
+  // Weight matrices repacked at load for the active kernels (repack.h).
+  int repacked_tensors() const { return repacked_tensors_; }
   // Tasks engine thread i has run so far (ThreadPool::tasks_run).
   uint64_t thread_tasks_run(int thread_index) const { return pool_ ? pool_->tasks_run(thread_index) : 0; }
   MemoryReport memory() const;
@@ -96,6 +98,7 @@ class Engine {
   LoadOptions options_;
   std::unique_ptr<Tokenizer> tokenizer_;
   std::unique_ptr<uint8_t, ArenaDeleter> arena_;
+  int repacked_tensors_ = 0;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<ModelWeights> weights_;
   std::unique_ptr<Transformer> model_;

@@ -1,6 +1,7 @@
 #include "model/weights.h"
 
 #include <string>
+#include <vector>
 
 namespace wllm {
 namespace {
@@ -74,6 +75,39 @@ Result<ModelWeights> bind_weights(const GgufFile& file, const ModelConfig& c, co
     WLLM_RETURN_IF_ERROR(b.get(p + "ffn_down.weight", c.ffn_dim, c.dim, &L.w_down));
   }
   return w;
+}
+
+int repack_weights(ModelWeights* w, uint8_t* arena) {
+  // Every bound view, to refuse a tensor whose bytes overlap another's (a
+  // file may point two names at the same data; repacking would change both).
+  std::vector<const Tensor*> all = {&w->token_embd, &w->output_norm, &w->output, &w->rope_freqs};
+  std::vector<Tensor*> matrices;
+  if (w->output.data != w->token_embd.data) matrices.push_back(&w->output);
+  for (LayerWeights& L : w->layers) {
+    for (Tensor* t : {&L.attn_norm, &L.wq, &L.wk, &L.wv, &L.bq, &L.bk, &L.bv, &L.wo, &L.ffn_norm, &L.w_gate, &L.w_up,
+                      &L.w_down}) {
+      all.push_back(t);
+    }
+    for (Tensor* t : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) matrices.push_back(t);
+  }
+  const auto bytes = [](const Tensor& t) { return t.rows() * t.row_size(); };
+  const auto overlaps_another = [&](const Tensor& t) {
+    for (const Tensor* other : all) {
+      if (other == &t || !other->present()) continue;
+      if (t.data < other->data + bytes(*other) && other->data < t.data + bytes(t)) return true;
+    }
+    return false;
+  };
+  int repacked = 0;
+  for (Tensor* t : matrices) {
+    if (!t->present() || t->repacked) continue;
+    const RepackedType* type = repacked_type_for(t->traits->type);
+    if (!type || t->rows() % type->rows != 0 || overlaps_another(*t)) continue;
+    type->repack(arena + (t->data - arena), t->cols(), t->rows());
+    t->repacked = type;
+    ++repacked;
+  }
+  return repacked;
 }
 
 }  // namespace wllm

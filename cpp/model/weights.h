@@ -33,4 +33,11 @@ struct ModelWeights {
 // data section (data_size() bytes starting at the file's data_offset()).
 Result<ModelWeights> bind_weights(const GgufFile& file, const ModelConfig& config, const uint8_t* data);
 
+// Repacks, in place in `arena` (the `data` the weights were bound to), the
+// matrices the active kernels read faster in another layout (repack.h): the
+// layers' projections and a separate output matrix, never the embeddings
+// (their rows are read one by one), and only a tensor whose bytes no other
+// tensor shares. Returns how many tensors it repacked.
+int repack_weights(ModelWeights* weights, uint8_t* arena);
+
 }  // namespace wllm

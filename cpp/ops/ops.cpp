@@ -61,8 +61,15 @@ void matmul(const Tensor& w, const float* x, int64_t n_rows, float* out, Activat
 void matmul_shared(const MatmulJob* jobs, int n_jobs, const float* x, int64_t n_rows, ActivationCache& acts,
                    ThreadPool& pool) {
   const TypeTraits& first = *jobs[0].w->traits;
-  for (int j = 1; j < n_jobs; ++j) {
-    if (jobs[j].w->traits->act_type != first.act_type || jobs[j].w->cols() != jobs[0].w->cols()) {
+  // Threads split the stacked rows in whole groups when a weight is repacked
+  // (a group of R rows is read together), so every job must be whole groups.
+  int64_t group = 1;
+  for (int j = 0; j < n_jobs; ++j) {
+    if (jobs[j].w->repacked) group = std::max<int64_t>(group, jobs[j].w->repacked->rows);
+  }
+  for (int j = 0; j < n_jobs && n_jobs > 1; ++j) {
+    if (jobs[j].w->traits->act_type != first.act_type || jobs[j].w->cols() != jobs[0].w->cols() ||
+        jobs[j].w->rows() % group != 0) {
       for (int k = 0; k < n_jobs; ++k) matmul_shared(jobs + k, 1, x, n_rows, acts, pool);  // formats differ
       return;
     }
@@ -75,7 +82,9 @@ void matmul_shared(const MatmulJob* jobs, int n_jobs, const float* x, int64_t n_
   pool.run([&](int ith, int nth) {
     // This thread's rows of all the weights, stacked in job order.
     int64_t begin, end;
-    split_range(total_rows, ith, nth, &begin, &end);
+    split_range(total_rows / group, ith, nth, &begin, &end);
+    begin *= group;
+    end *= group;
     int64_t job_first_row = 0;
     for (int j = 0; j < n_jobs && begin < end; ++j) {
       const Tensor& w = *jobs[j].w;
@@ -85,6 +94,15 @@ void matmul_shared(const MatmulJob* jobs, int n_jobs, const float* x, int64_t n_
       job_first_row += rows;
       if (lo >= hi) continue;
       float* out = jobs[j].out;
+      if (const RepackedType* repacked = w.repacked) {
+        if (n_rows == 1) {
+          repacked->matvec(n, w.data + lo * stride, stride, static_cast<int>(hi - lo), act, out + lo);
+        } else {
+          repacked->gemm(n, w.data + lo * stride, stride, static_cast<int>(hi - lo), act, act_stride,
+                         static_cast<int>(n_rows), out + lo, rows);
+        }
+        continue;
+      }
       if (n_rows == 1) {  // decode: several rows at a time against the one activation
         matvec_rows(*w.traits, n, w.data + lo * stride, stride, static_cast<int>(hi - lo), act, out + lo);
         continue;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "quant/repack.h"
 #include "quant/traits.h"
 
 namespace wllm {
@@ -12,6 +13,9 @@ struct Tensor {
   const TypeTraits* traits = nullptr;  // null: tensor absent (optional weights)
   int64_t ne[4] = {1, 1, 1, 1};
   const uint8_t* data = nullptr;
+  // Set when the rows were repacked at load (repack.h): matmul then goes
+  // through these kernels, and row() no longer points at a plain row.
+  const RepackedType* repacked = nullptr;
 
   bool present() const { return data != nullptr; }
   int64_t cols() const { return ne[0]; }

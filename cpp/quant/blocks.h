@@ -61,6 +61,17 @@ struct BlockQ8_0 {
 };
 static_assert(sizeof(BlockQ8_0) == 34, "block_q8_0 size");
 
+// Q4_0x8: 8 Q4_0 rows interleaved block by block (repack.h), the layout the
+// SIMD128 kernels read with 4 rows in the 4 lanes of a vector: block ib of
+// rows 8g..8g+7 is {f16 d[8]; u8 qs[2][64]}, d[k] row 8g+k's scale; half h
+// holds rows 4h..4h+3 as 8 chunks of 8 bytes, chunk c = bytes 2c and 2c+1 of
+// row 4h+k's qs at 2k, 2k+1. The same 144 bytes as the 8 rows' Q4_0 blocks.
+struct BlockQ4_0x8 {
+  uint16_t d[8];
+  uint8_t qs[2][64];
+};
+static_assert(sizeof(BlockQ4_0x8) == 8 * sizeof(BlockQ4_0), "block_q4_0x8 size");
+
 // Q8_1 {f16 d; f16 s; i8 qs[32]} (activations only): s = f16(d_f32 * Σ qs), with
 // d_f32 the scale before rounding to f16, as ggml.  y = q * d
 struct BlockQ8_1 {

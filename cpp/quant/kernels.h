@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "quant/repack.h"
 #include "quant/traits.h"
 
 namespace wllm {
@@ -48,12 +49,18 @@ const MathKernels* simd128_math_kernels();  // null when built without -msimd128
 // The active ISA's math kernels, or the reference ones.
 const MathKernels& math_kernels();
 
+// The SIMD128 repacked types (repack.h), or an empty list without -msimd128.
+const RepackedType* simd128_repacked_types(int* count);
+// The active ISA's repacked types (none for the reference).
+const RepackedType* active_repacked_types(int* count);
+
 // Every ISA this build knows, best first; an ISA this CPU cannot run lists
 // no kernels. Tests check each one that does.
 struct KernelIsa {
   const char* name;
   const DotKernel* (*kernels)(size_t* count);
   const MathKernels* (*math)();  // may return null: the reference's then
+  const RepackedType* (*repacked)(int* count) = nullptr;  // layouts to repack weights into (repack.h)
 };
 const KernelIsa* kernel_isas(size_t* count);
 

@@ -73,7 +73,7 @@ const std::vector<TypeTraits>& active_table() {
 constexpr KernelIsa kIsas[] = {
     {"avx512", avx512_dot_kernels, avx2_math_kernels},
     {"avx2", avx2_dot_kernels, avx2_math_kernels},
-    {"simd128", simd128_dot_kernels, simd128_math_kernels},
+    {"simd128", simd128_dot_kernels, simd128_math_kernels, simd128_repacked_types},
     {"neon", neon_dot_kernels, nullptr},
 };
 
@@ -116,6 +116,12 @@ const DotKernel* active_dot_kernels(size_t* count) {
   *count = 0;
   const KernelIsa* isa = active_isa();
   return isa ? isa->kernels(count) : nullptr;
+}
+
+const RepackedType* active_repacked_types(int* count) {
+  *count = 0;
+  const KernelIsa* isa = active_isa();
+  return isa && isa->repacked ? isa->repacked(count) : nullptr;
 }
 
 const char* active_kernel_isa() {

@@ -21,6 +21,7 @@
 #include "quant/blocks.h"
 #include "quant/kernels.h"
 #include "quant/ref/ref.h"
+#include "quant/repack.h"
 #include "quant/traits.h"
 #if defined(__wasm_simd128__)
 #include "quant/wasm/simd128.h"
@@ -313,6 +314,75 @@ TEST(Kernels, EveryMatvecMatchesTheReferenceDotBitForBit) {
 // Activation quantizers (and F16 conversion): the reference's bytes for random rows at many
 // scales, and rows with zeros, -0, NaN, infinities, subnormals, huge values,
 // halves that round to even and a dominant value of either sign.
+// Weights repacked at load (repack.h): the scalar reference kernels of every
+// repacked type and every runnable ISA's give the source type's reference
+// dot bit for bit, through matvec and gemm, also with infinite and NaN
+// scales; unpack restores the file's bytes.
+TEST(Kernels, EveryRepackedTypeMatchesTheDotBitForBit) {
+  std::vector<std::pair<std::string, const RepackedType*>> types;
+  int count = 0;
+  const RepackedType* reference = reference_repacked_types(&count);
+  for (int i = 0; i < count; ++i) types.emplace_back("reference", &reference[i]);
+  size_t n_isas = 0;
+  const KernelIsa* isas = kernel_isas(&n_isas);
+  for (size_t i = 0; i < n_isas; ++i) {
+    const RepackedType* list = isas[i].repacked ? isas[i].repacked(&count) : nullptr;
+    for (int k = 0; list && k < count; ++k) types.emplace_back(isas[i].name, &list[k]);
+  }
+  ASSERT_FALSE(types.empty());
+  const auto same = [](float a, float b) { return bits(a) == bits(b) || (std::isnan(a) && std::isnan(b)); };
+  for (const auto& [isa, type] : types) {
+    const TypeTraits& t = *find_reference_traits(static_cast<uint32_t>(type->source));
+    const TypeTraits& act = *find_reference_traits(static_cast<uint32_t>(t.act_type));
+    for (int64_t blocks : {1, 9, 258}) {  // 258: more than one chunk of prepared activation
+      const int64_t n = blocks * t.block_size, stride = row_bytes(t, n), act_stride = row_bytes(act, n);
+      for (int n_rows : {type->rows, 3 * type->rows}) {
+        for (bool special : {false, true}) {
+          const int n_acts = 3;
+          std::vector<uint8_t> weights, acts;
+          for (int r = 0; r < std::max(n_rows, n_acts); ++r) {
+            const Rows one = make_rows(t, act, n, static_cast<uint32_t>(1000 * blocks + 10 * r + special), r % 4 == 1);
+            if (r < n_rows) weights.insert(weights.end(), one.weight.begin(), one.weight.end());
+            if (r < n_acts) acts.insert(acts.end(), one.act.begin(), one.act.end());
+          }
+          if (special) {  // an infinite and a NaN scale (the first field of a Q4_0 block)
+            const uint16_t inf = 0x7c00, nan = 0xfe01;
+            std::memcpy(weights.data() + 3 * stride, &inf, sizeof inf);
+            std::memcpy(weights.data() + 5 * stride + t.block_bytes * (blocks - 1), &nan, sizeof nan);
+          }
+          std::vector<uint8_t> packed = weights;
+          type->repack(packed.data(), n, n_rows);
+          std::vector<uint8_t> unpacked = packed;
+          type->unpack(unpacked.data(), n, n_rows);
+          ASSERT_EQ(unpacked, weights) << isa << " " << type->name << ": unpack(repack(rows)) differs";
+
+          const int64_t out_stride = n_rows + 2;
+          const float kUntouched = -12345.0f;
+          std::vector<float> mv(static_cast<size_t>(n_rows), kUntouched);
+          std::vector<float> mm(static_cast<size_t>(out_stride * n_acts), kUntouched);
+          type->matvec(n, packed.data(), stride, n_rows, acts.data(), mv.data());
+          type->gemm(n, packed.data(), stride, n_rows, acts.data(), act_stride, n_acts, mm.data(), out_stride);
+          for (int a = 0; a < n_acts; ++a) {
+            for (int r = 0; r < n_rows; ++r) {
+              const float want = t.dot(n, weights.data() + r * stride, acts.data() + a * act_stride);
+              const std::string where = isa + " " + type->name + " n=" + std::to_string(n) +
+                                        " rows=" + std::to_string(n_rows) + " row " + std::to_string(r) +
+                                        " act " + std::to_string(a);
+              if (a == 0) {
+                ASSERT_TRUE(same(mv[static_cast<size_t>(r)], want)) << where << " matvec";
+              }
+              ASSERT_TRUE(same(mm[static_cast<size_t>(a * out_stride + r)], want)) << where << " gemm";
+            }
+            for (int r = n_rows; r < out_stride; ++r) {
+              ASSERT_EQ(bits(mm[static_cast<size_t>(a * out_stride + r)]), bits(kUntouched)) << isa << " gap";
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Kernels, EveryActivationQuantizerMatchesTheReferenceByteForByte) {
   for_each_runnable_kernel([](const char* isa, const DotKernel& kernel) {
     if (!kernel.from_float) return;

@@ -37,13 +37,6 @@ inline void widen(v128_t bytes, v128_t* out) {
   out[1] = wasm_i16x8_extend_high_i8x16(bytes);
 }
 
-// Σ w·x over n16 vectors of 8 int16 each, as 4 partial int32 sums.
-inline v128_t dot_i16(const v128_t* w, const v128_t* x, int n16) {
-  v128_t sum = wasm_i32x4_dot_i16x8(w[0], x[0]);
-  for (int k = 1; k < n16; ++k) sum = wasm_i32x4_add(sum, wasm_i32x4_dot_i16x8(w[k], x[k]));
-  return sum;
-}
-
 // ---- Quantized weights against Q8_0 (Q4_0, Q5_0, Q8_0) ---------------------
 
 constexpr int kQ8RowTile = 4;
@@ -93,28 +86,6 @@ void gemm_q8_0_family(int64_t n, const void* rows, int64_t row_stride, int n_row
 // accumulator block % 8 — still exactly the reference's operations per row.
 // The activation is prepared once per call (widened to int16, its scale
 // converted), so the inner loop only decodes weights and multiplies.
-
-// An activation block, ready for the row loop. For Q4_0 the packed bytes b
-// (low nibble lo, high nibble hi) are used as they load: Σ lo·x_low + hi·x_high
-// = Σ b·x_low + hi·(x_high − 16·x_low), which saves masking the low nibbles;
-// the codes' −8 comes off the total as 8·Σx. All integer, all exact.
-struct PreparedQ8_0 {
-  v128_t q[4];           // the 32 bytes as int16 (elements 0..7, 8..15, 16..23, 24..31)
-  v128_t high_minus[2];  // q[2] − 16·q[0], q[3] − 16·q[1]
-  float d;
-  int32_t sum;  // Σ of the 32 bytes
-};
-
-inline void prepare_q8_0(const BlockQ8_0* x, int64_t count, PreparedQ8_0* out) {
-  for (int64_t ib = 0; ib < count; ++ib) {
-    PreparedQ8_0& p = out[ib];
-    block_codes_i16(x[ib], p.q);
-    for (int k = 0; k < 2; ++k) p.high_minus[k] = wasm_i16x8_sub(p.q[2 + k], wasm_i16x8_shl(p.q[k], 4));
-    const v128_t one = wasm_i16x8_splat(1), ones[4] = {one, one, one, one};
-    p.sum = total(dot_i16(p.q, ones, 4));
-    p.d = f16_to_f32(x[ib].d);
-  }
-}
 
 // Σ code·x of one weight block (row lanes are reduced by the caller).
 inline v128_t block_dot(const BlockQ4_0& w, const PreparedQ8_0& x) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/half.h"
 #include "quant/blocks.h"
 #include "quant/traits.h"
 
@@ -77,6 +78,13 @@ inline v128_t dot_i8x16(v128_t w, v128_t x) {
   const v128_t lo = wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(w), wasm_i16x8_extend_low_i8x16(x));
   const v128_t hi = wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(w), wasm_i16x8_extend_high_i8x16(x));
   return wasm_i32x4_add(lo, hi);
+}
+
+// Σ w·x over n16 vectors of 8 int16 each, as 4 partial int32 sums.
+inline v128_t dot_i16(const v128_t* w, const v128_t* x, int n16) {
+  v128_t sum = wasm_i32x4_dot_i16x8(w[0], x[0]);
+  for (int k = 1; k < n16; ++k) sum = wasm_i32x4_add(sum, wasm_i32x4_dot_i16x8(w[k], x[k]));
+  return sum;
 }
 
 inline int32_t total(v128_t v) {
@@ -236,6 +244,30 @@ inline void scaled_codes(const Block& b, int j, int16_t sc, v128_t wq[2]) {
 inline v128_t min_sums(const BlockQ8_K& x, const int16_t m[16]) {
   return wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_v128_load(x.bsums), wasm_v128_load(m)),
                         wasm_i32x4_dot_i16x8(wasm_v128_load(x.bsums + 8), wasm_v128_load(m + 8)));
+}
+
+// ---- Q8_0 activations prepared for many rows (the matvec kernels) ----------------
+
+// An activation block, ready for the row loop. For Q4_0 the packed bytes b
+// (low nibble lo, high nibble hi) are used as they load: Σ lo·x_low + hi·x_high
+// = Σ b·x_low + hi·(x_high − 16·x_low), which saves masking the low nibbles;
+// the codes' −8 comes off the total as 8·Σx. All integer, all exact.
+struct PreparedQ8_0 {
+  v128_t q[4];           // the 32 bytes as int16 (elements 0..7, 8..15, 16..23, 24..31)
+  v128_t high_minus[2];  // q[2] − 16·q[0], q[3] − 16·q[1]
+  float d;
+  int32_t sum;  // Σ of the 32 bytes
+};
+
+inline void prepare_q8_0(const BlockQ8_0* x, int64_t count, PreparedQ8_0* out) {
+  for (int64_t ib = 0; ib < count; ++ib) {
+    PreparedQ8_0& p = out[ib];
+    block_codes_i16(x[ib], p.q);
+    for (int k = 0; k < 2; ++k) p.high_minus[k] = wasm_i16x8_sub(p.q[2 + k], wasm_i16x8_shl(p.q[k], 4));
+    const v128_t one = wasm_i16x8_splat(1), ones[4] = {one, one, one, one};
+    p.sum = total(dot_i16(p.q, ones, 4));
+    p.d = f16_to_f32(x[ib].d);
+  }
 }
 
 // The activation quantizers (act_quant_simd128.cpp).

@@ -1,0 +1,50 @@
+// Weights repacked at load into a layout an ISA's kernels read faster: the
+// same bytes rearranged in place, so a repacked model takes no extra memory.
+// A repacked tensor keeps its traits (type, activation format, numerics: every
+// output is bit for bit the type's `dot`), and gets a RepackedType with the
+// kernels that read the new layout; ops.cpp sends its products there.
+//
+// Only the SIMD128 build repacks today (Q4_0 into Q4_0x8, blocks.h): wasm has
+// no int8 dot, and with 4 rows in the lanes of every vector its Q4_0 kernels
+// need no horizontal sums and no per-row scale gathers (Q4_0 rows × one
+// activation in Node: 16.0 -> 21.2 GMAC/s in cache, 10.7 -> 14.6 out of it;
+// TinyLlama q4_0 decode 14.6 -> 17.7 tok/s). The x86 kernels gained nothing
+// from such layouts (tried: 8-block transposes, block pairs, 2 and 4 rows at
+// once), so native builds keep the file's.
+#pragma once
+
+#include <cstdint>
+
+#include "quant/traits.h"
+
+namespace wllm {
+
+struct RepackedType {
+  const char* name;     // "q4_0x8"
+  TensorType source;    // the file's type, which the activation format and numerics stay those of
+  int rows;             // rows per interleaved group: a tensor's row count must be a multiple
+  // In place: `rows` rows at a time, n elements each (data: the tensor's bytes).
+  void (*repack)(uint8_t* data, int64_t n, int64_t n_rows);
+  // Undoes repack (tests, and anything that needs plain rows back).
+  void (*unpack)(uint8_t* data, int64_t n, int64_t n_rows);
+  // As MatvecFn / GemmFn (traits.h), on repacked rows: `rows` points at a
+  // group's first row, n_rows is a multiple of `rows`; row_stride is the
+  // source type's row size (a group of R rows takes R strides).
+  MatvecFn matvec;
+  GemmFn gemm;
+};
+
+// The repacked form the active kernels want for `source`, or null: keep the
+// file's layout. WLLM_KERNELS=ref (or any ISA without one) turns it off.
+const RepackedType* repacked_type_for(TensorType source);
+
+// The scalar reference of every repacked type (its kernels unpack a group and
+// loop the reference dot), for tests: the ISA kernels must match it bit for bit.
+const RepackedType* reference_repacked_types(int* count);
+
+namespace ref {
+void repack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows);
+void unpack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows);
+}  // namespace ref
+
+}  // namespace wllm
