@@ -334,7 +334,7 @@ TEST(Kernels, EveryRepackedTypeMatchesTheDotBitForBit) {
   for (const auto& [isa, type] : types) {
     const TypeTraits& t = *find_reference_traits(static_cast<uint32_t>(type->source));
     const TypeTraits& act = *find_reference_traits(static_cast<uint32_t>(t.act_type));
-    for (int64_t blocks : {1, 9, 258}) {  // 258: more than one chunk of prepared activation
+    for (int64_t blocks : {1, 9, 258, 520}) {  // 258, 520: more than one chunk of prepared activation
       const int64_t n = blocks * t.block_size, stride = row_bytes(t, n), act_stride = row_bytes(act, n);
       for (int n_rows : {type->rows, 3 * type->rows}) {
         for (bool special : {false, true}) {

@@ -13,38 +13,85 @@
 
 #include <algorithm>
 
+#include "quant/gemm_tile.h"
 #include "quant/wasm/simd128.h"
 
 namespace wllm::simd128 {
 namespace {
 
-constexpr int64_t kChunk = 256;  // activation blocks prepared at a time (8192 elements, 28 KiB of stack)
-
-// Adds blocks [c0, c1) of one group of 8 rows (w: its first block) into
-// acc[h][block % 8] (lane k: row 4h + k). x holds those blocks prepared.
+// Adds blocks [c0, c1) of one group of 8 rows (w: its first block) against
+// kActs activations (x[a]: those blocks prepared) into acc[a][h][block % 8]
+// (lane k: row 4h + k). Each chunk of weights is loaded once for all of them.
 // The packed bytes b are used as they load (PreparedQ8_0 says why):
 // Σ b·x_low + (b >> 4)·(x_high − 16·x_low) − 8·Σx.
-void add_group_blocks(const BlockQ4_0x8* w, const PreparedQ8_0* x, int64_t c0, int64_t c1, v128_t acc[2][8]) {
+template <int kActs>
+void add_group_blocks(const BlockQ4_0x8* w, const PreparedQ8_0* const* x, int64_t c0, int64_t c1,
+                      v128_t acc[][2][8]) {
   for (int64_t ib = c0; ib < c1; ++ib) {
-    const PreparedQ8_0& p = x[ib - c0];
-    const uint8_t* low_pairs = reinterpret_cast<const uint8_t*>(p.q);  // elements 2c, 2c+1 as int16 at 4c
-    const uint8_t* high_pairs = reinterpret_cast<const uint8_t*>(p.high_minus);
-    v128_t sum[2] = {wasm_i32x4_splat(0), wasm_i32x4_splat(0)};
+    v128_t sum[kActs][2];
+    for (auto& s : sum) s[0] = s[1] = wasm_i32x4_splat(0);
     for (int c = 0; c < 8; ++c) {
-      const v128_t x_low = wasm_v128_load32_splat(low_pairs + 4 * c);
-      const v128_t x_high = wasm_v128_load32_splat(high_pairs + 4 * c);
+      v128_t b[2], b_high[2];
       for (int h = 0; h < 2; ++h) {
-        const v128_t b = wasm_u16x8_load8x8(w[ib].qs[h] + 8 * c);
-        sum[h] = wasm_i32x4_add(sum[h], wasm_i32x4_add(wasm_i32x4_dot_i16x8(b, x_low),
-                                                       wasm_i32x4_dot_i16x8(wasm_u16x8_shr(b, 4), x_high)));
+        b[h] = wasm_u16x8_load8x8(w[ib].qs[h] + 8 * c);
+        b_high[h] = wasm_u16x8_shr(b[h], 4);
+      }
+      for (int a = 0; a < kActs; ++a) {
+        const PreparedQ8_0& p = x[a][ib - c0];
+        // Elements 2c and 2c+1 as int16, at byte 4c of q and of high_minus.
+        const v128_t x_low = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 4 * c);
+        const v128_t x_high = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.high_minus) + 4 * c);
+        for (int h = 0; h < 2; ++h) {
+          sum[a][h] = wasm_i32x4_add(sum[a][h], wasm_i32x4_add(wasm_i32x4_dot_i16x8(b[h], x_low),
+                                                               wasm_i32x4_dot_i16x8(b_high[h], x_high)));
+        }
       }
     }
     v128_t dw[2];
     f16x8_to_f32(wasm_v128_load(w[ib].d), &dw[0], &dw[1]);
-    const v128_t dx = wasm_f32x4_splat(p.d), offset = wasm_i32x4_splat(8 * p.sum);
-    for (int h = 0; h < 2; ++h) {
-      const v128_t term = wasm_f32x4_mul(wasm_f32x4_mul(dw[h], dx), wasm_f32x4_convert_i32x4(wasm_i32x4_sub(sum[h], offset)));
-      acc[h][ib % 8] = wasm_f32x4_add(acc[h][ib % 8], term);
+    for (int a = 0; a < kActs; ++a) {
+      const PreparedQ8_0& p = x[a][ib - c0];
+      const v128_t dx = wasm_f32x4_splat(p.d), offset = wasm_i32x4_splat(8 * p.sum);
+      for (int h = 0; h < 2; ++h) {
+        const v128_t isum = wasm_i32x4_sub(sum[a][h], offset);
+        const v128_t term = wasm_f32x4_mul(wasm_f32x4_mul(dw[h], dx), wasm_f32x4_convert_i32x4(isum));
+        acc[a][h][ib % 8] = wasm_f32x4_add(acc[a][h][ib % 8], term);
+      }
+    }
+  }
+}
+
+// Groups [0, n_groups) of rows against kActs activations (x: their Q8_0
+// rows; out[a]: where activation a's outputs go, 8 per group).
+template <int kActs>
+void run_groups(int64_t nb, const uint8_t* rows, int64_t row_stride, int n_groups, const BlockQ8_0* const* x,
+                float* const* out) {
+  constexpr int64_t kChunk = 512 / kActs;  // blocks prepared at a time (56 KiB of stack in all)
+  PreparedQ8_0 prepared[kActs][kChunk];
+  const PreparedQ8_0* prepared_rows[kActs];
+  for (int a = 0; a < kActs; ++a) prepared_rows[a] = prepared[a];
+  const bool prepared_once = nb <= kChunk;  // else re-prepared per chunk of each group
+  if (prepared_once) {
+    for (int a = 0; a < kActs; ++a) prepare_q8_0(x[a], nb, prepared[a]);
+  }
+  for (int g = 0; g < n_groups; ++g) {
+    const auto* w = reinterpret_cast<const BlockQ4_0x8*>(rows + g * 8 * row_stride);
+    v128_t acc[kActs][2][8];
+    for (auto& act : acc) {
+      for (auto& half : act) {
+        for (v128_t& v : half) v = wasm_f32x4_splat(0.0f);
+      }
+    }
+    for (int64_t c0 = 0; c0 < nb; c0 += kChunk) {
+      const int64_t c1 = std::min(c0 + kChunk, nb);
+      if (!prepared_once) {
+        for (int a = 0; a < kActs; ++a) prepare_q8_0(x[a] + c0, c1 - c0, prepared[a]);
+      }
+      add_group_blocks<kActs>(w, prepared_rows, c0, c1, acc);
+    }
+    for (int a = 0; a < kActs; ++a) {
+      wasm_v128_store(out[a] + 8 * g, sum_lanes8_each(acc[a][0]));
+      wasm_v128_store(out[a] + 8 * g + 4, sum_lanes8_each(acc[a][1]));
     }
   }
 }
@@ -52,38 +99,27 @@ void add_group_blocks(const BlockQ4_0x8* w, const PreparedQ8_0* x, int64_t c0, i
 }  // namespace
 
 void matvec_q4_0x8_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
-  const int64_t nb = n / kQK;
-  const BlockQ8_0* x = static_cast<const BlockQ8_0*>(act);
-  PreparedQ8_0 prepared[kChunk];
-  const bool prepared_once = nb <= kChunk;  // else re-prepared per chunk of each group
-  if (prepared_once) prepare_q8_0(x, nb, prepared);
-  for (int g = 0; g < n_rows / 8; ++g) {
-    const auto* w = reinterpret_cast<const BlockQ4_0x8*>(static_cast<const uint8_t*>(rows) + g * 8 * row_stride);
-    v128_t acc[2][8];
-    for (auto& half : acc) {
-      for (v128_t& a : half) a = wasm_f32x4_splat(0.0f);
-    }
-    for (int64_t c0 = 0; c0 < nb; c0 += kChunk) {
-      const int64_t c1 = std::min(c0 + kChunk, nb);
-      if (!prepared_once) prepare_q8_0(x + c0, c1 - c0, prepared);
-      add_group_blocks(w, prepared, c0, c1, acc);
-    }
-    wasm_v128_store(out + 8 * g, sum_lanes8_each(acc[0]));
-    wasm_v128_store(out + 8 * g + 4, sum_lanes8_each(acc[1]));
-  }
+  const BlockQ8_0* x[1] = {static_cast<const BlockQ8_0*>(act)};
+  float* outs[1] = {out};
+  run_groups<1>(n / kQK, static_cast<const uint8_t*>(rows), row_stride, n_rows / 8, x, outs);
 }
 
-// A batch: 64 rows at a time against every activation, so those rows stay in
-// cache while each activation is prepared and run through them.
+// A batch: 64 rows at a time against the activations 4 at a time, so those
+// rows stay in cache while each activation is prepared and run through them,
+// and each chunk of weights is loaded once for 4 activations. A last partial
+// tile repeats its last activation and drops those outputs (a scratch row).
 void gemm_q4_0x8_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                          int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  constexpr int kRowChunk = 64;
+  constexpr int kRowChunk = 64, kActs = 4;
+  float scratch[kRowChunk];
   for (int r0 = 0; r0 < n_rows; r0 += kRowChunk) {
-    const int count = std::min(kRowChunk, n_rows - r0);
-    const uint8_t* w = static_cast<const uint8_t*>(rows) + r0 * row_stride;
-    for (int a = 0; a < n_acts; ++a) {
-      matvec_q4_0x8_simd128(n, w, row_stride, count, static_cast<const uint8_t*>(acts) + a * act_stride,
-                            out + a * out_stride + r0);
+    const int groups = std::min(kRowChunk, n_rows - r0) / 8;
+    for (int a0 = 0; a0 < n_acts; a0 += kActs) {
+      const BlockQ8_0* x[kActs];
+      tile_pointers(acts, act_stride, a0, n_acts, kActs, x);
+      float* outs[kActs];
+      for (int a = 0; a < kActs; ++a) outs[a] = a0 + a < n_acts ? out + (a0 + a) * out_stride + r0 : scratch;
+      run_groups<kActs>(n / kQK, static_cast<const uint8_t*>(rows) + r0 * row_stride, row_stride, groups, x, outs);
     }
   }
 }
