@@ -72,6 +72,14 @@ struct BlockQ4_0x8 {
 };
 static_assert(sizeof(BlockQ4_0x8) == 8 * sizeof(BlockQ4_0), "block_q4_0x8 size");
 
+// Q8_0x8: the same for 8 Q8_0 rows, {f16 d[8]; i8 qs[2][128]}: 16 chunks of
+// 8 bytes per half, chunk c = bytes 2c and 2c+1 of row 4h+k's qs at 2k, 2k+1.
+struct BlockQ8_0x8 {
+  uint16_t d[8];
+  int8_t qs[2][128];
+};
+static_assert(sizeof(BlockQ8_0x8) == 8 * sizeof(BlockQ8_0), "block_q8_0x8 size");
+
 // Q8_1 {f16 d; f16 s; i8 qs[32]} (activations only): s = f16(d_f32 * Σ qs), with
 // d_f32 the scale before rounding to f16, as ggml.  y = q * d
 struct BlockQ8_1 {

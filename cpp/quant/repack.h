@@ -4,7 +4,8 @@
 // output is bit for bit the type's `dot`), and gets a RepackedType with the
 // kernels that read the new layout; ops.cpp sends its products there.
 //
-// Only the SIMD128 build repacks today (Q4_0 into Q4_0x8, blocks.h): wasm has
+// Only the SIMD128 build repacks today (Q4_0 into Q4_0x8, Q8_0 into Q8_0x8,
+// blocks.h): wasm has
 // no int8 dot, and with 4 rows in the lanes of every vector its Q4_0 kernels
 // need no horizontal sums and no per-row scale gathers (Q4_0 rows × one
 // activation in Node: 16.0 -> 21.2 GMAC/s in cache, 10.7 -> 14.6 out of it;
@@ -19,14 +20,17 @@
 
 namespace wllm {
 
+using RepackFn = void (*)(uint8_t* data, int64_t n, int64_t n_rows);
+using UnpackFn = RepackFn;
+
 struct RepackedType {
   const char* name;     // "q4_0x8"
   TensorType source;    // the file's type, which the activation format and numerics stay those of
   int rows;             // rows per interleaved group: a tensor's row count must be a multiple
   // In place: `rows` rows at a time, n elements each (data: the tensor's bytes).
-  void (*repack)(uint8_t* data, int64_t n, int64_t n_rows);
+  RepackFn repack;
   // Undoes repack (tests, and anything that needs plain rows back).
-  void (*unpack)(uint8_t* data, int64_t n, int64_t n_rows);
+  UnpackFn unpack;
   // As MatvecFn / GemmFn (traits.h), on repacked rows: `rows` points at a
   // group's first row, n_rows is a multiple of `rows`; row_stride is the
   // source type's row size (a group of R rows takes R strides).
@@ -45,6 +49,8 @@ const RepackedType* reference_repacked_types(int* count);
 namespace ref {
 void repack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows);
 void unpack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows);
+void repack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows);
+void unpack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows);
 }  // namespace ref
 
 }  // namespace wllm

@@ -1,5 +1,5 @@
-// SIMD128 kernels for weights repacked at load (repack.h): Q4_0 rows as
-// Q4_0x8 (blocks.h). Each vector holds 4 rows, one per lane: a chunk of a
+// SIMD128 kernels for weights repacked at load (repack.h): Q4_0 and Q8_0
+// rows as Q4_0x8 and Q8_0x8 (blocks.h). Each vector holds 4 rows, one per lane: a chunk of a
 // block (2 bytes of each of the 4 rows) widens to 8 int16 as it loads, and
 // i32x4.dot_i16x8 against the activation's matching 2 elements (splatted)
 // adds each row's products into that row's own lane. So a block's 4 row sums
@@ -19,39 +19,54 @@
 namespace wllm::simd128 {
 namespace {
 
+// What differs between the 8-row formats: how a chunk (2 bytes of each of a
+// half's 4 rows) adds its products, and what the sums exceed Σ code·x by.
+// Elements 2c and 2c+1 of the activation as int16 pairs are at byte 4c of
+// PreparedQ8_0's q (and of high_minus, for Q4_0's elements 16 + 2c, 17 + 2c).
+struct Q4_0x8Format {
+  using Packed = BlockQ4_0x8;
+  static constexpr int kChunks = 8;
+  static constexpr int32_t kOffset = 8;  // per unit of Σx
+  // The packed bytes b as they load (PreparedQ8_0 says why):
+  // b·x_low + (b >> 4)·(x_high − 16·x_low).
+  static v128_t chunk(const Packed& w, int h, int c, const PreparedQ8_0& p) {
+    const v128_t b = wasm_u16x8_load8x8(w.qs[h] + 8 * c);
+    const v128_t x_low = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 4 * c);
+    const v128_t x_high = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.high_minus) + 4 * c);
+    return wasm_i32x4_add(wasm_i32x4_dot_i16x8(b, x_low), wasm_i32x4_dot_i16x8(wasm_u16x8_shr(b, 4), x_high));
+  }
+};
+
+struct Q8_0x8Format {
+  using Packed = BlockQ8_0x8;
+  static constexpr int kChunks = 16;
+  static constexpr int32_t kOffset = 0;
+  static v128_t chunk(const Packed& w, int h, int c, const PreparedQ8_0& p) {
+    const v128_t x = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 4 * c);
+    return wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(w.qs[h] + 8 * c), x);
+  }
+};
+
 // Adds blocks [c0, c1) of one group of 8 rows (w: its first block) against
 // kActs activations (x[a]: those blocks prepared) into acc[a][h][block % 8]
-// (lane k: row 4h + k). Each chunk of weights is loaded once for all of them.
-// The packed bytes b are used as they load (PreparedQ8_0 says why):
-// Σ b·x_low + (b >> 4)·(x_high − 16·x_low) − 8·Σx.
-template <int kActs>
-void add_group_blocks(const BlockQ4_0x8* w, const PreparedQ8_0* const* x, int64_t c0, int64_t c1,
+// (lane k: row 4h + k). The chunk loop is outside the activation loop so the
+// compiler can share each chunk's weight load between activations.
+template <typename Format, int kActs>
+void add_group_blocks(const typename Format::Packed* w, const PreparedQ8_0* const* x, int64_t c0, int64_t c1,
                       v128_t acc[][2][8]) {
   for (int64_t ib = c0; ib < c1; ++ib) {
     v128_t sum[kActs][2];
     for (auto& s : sum) s[0] = s[1] = wasm_i32x4_splat(0);
-    for (int c = 0; c < 8; ++c) {
-      v128_t b[2], b_high[2];
-      for (int h = 0; h < 2; ++h) {
-        b[h] = wasm_u16x8_load8x8(w[ib].qs[h] + 8 * c);
-        b_high[h] = wasm_u16x8_shr(b[h], 4);
-      }
+    for (int c = 0; c < Format::kChunks; ++c) {
       for (int a = 0; a < kActs; ++a) {
-        const PreparedQ8_0& p = x[a][ib - c0];
-        // Elements 2c and 2c+1 as int16, at byte 4c of q and of high_minus.
-        const v128_t x_low = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 4 * c);
-        const v128_t x_high = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.high_minus) + 4 * c);
-        for (int h = 0; h < 2; ++h) {
-          sum[a][h] = wasm_i32x4_add(sum[a][h], wasm_i32x4_add(wasm_i32x4_dot_i16x8(b[h], x_low),
-                                                               wasm_i32x4_dot_i16x8(b_high[h], x_high)));
-        }
+        for (int h = 0; h < 2; ++h) sum[a][h] = wasm_i32x4_add(sum[a][h], Format::chunk(w[ib], h, c, x[a][ib - c0]));
       }
     }
     v128_t dw[2];
     f16x8_to_f32(wasm_v128_load(w[ib].d), &dw[0], &dw[1]);
     for (int a = 0; a < kActs; ++a) {
       const PreparedQ8_0& p = x[a][ib - c0];
-      const v128_t dx = wasm_f32x4_splat(p.d), offset = wasm_i32x4_splat(8 * p.sum);
+      const v128_t dx = wasm_f32x4_splat(p.d), offset = wasm_i32x4_splat(Format::kOffset * p.sum);
       for (int h = 0; h < 2; ++h) {
         const v128_t isum = wasm_i32x4_sub(sum[a][h], offset);
         const v128_t term = wasm_f32x4_mul(wasm_f32x4_mul(dw[h], dx), wasm_f32x4_convert_i32x4(isum));
@@ -63,7 +78,7 @@ void add_group_blocks(const BlockQ4_0x8* w, const PreparedQ8_0* const* x, int64_
 
 // Groups [0, n_groups) of rows against kActs activations (x: their Q8_0
 // rows; out[a]: where activation a's outputs go, 8 per group).
-template <int kActs>
+template <typename Format, int kActs>
 void run_groups(int64_t nb, const uint8_t* rows, int64_t row_stride, int n_groups, const BlockQ8_0* const* x,
                 float* const* out) {
   constexpr int64_t kChunk = 512 / kActs;  // blocks prepared at a time (56 KiB of stack in all)
@@ -75,7 +90,7 @@ void run_groups(int64_t nb, const uint8_t* rows, int64_t row_stride, int n_group
     for (int a = 0; a < kActs; ++a) prepare_q8_0(x[a], nb, prepared[a]);
   }
   for (int g = 0; g < n_groups; ++g) {
-    const auto* w = reinterpret_cast<const BlockQ4_0x8*>(rows + g * 8 * row_stride);
+    const auto* w = reinterpret_cast<const typename Format::Packed*>(rows + g * 8 * row_stride);
     v128_t acc[kActs][2][8];
     for (auto& act : acc) {
       for (auto& half : act) {
@@ -87,7 +102,7 @@ void run_groups(int64_t nb, const uint8_t* rows, int64_t row_stride, int n_group
       if (!prepared_once) {
         for (int a = 0; a < kActs; ++a) prepare_q8_0(x[a] + c0, c1 - c0, prepared[a]);
       }
-      add_group_blocks<kActs>(w, prepared_rows, c0, c1, acc);
+      add_group_blocks<Format, kActs>(w, prepared_rows, c0, c1, acc);
     }
     for (int a = 0; a < kActs; ++a) {
       wasm_v128_store(out[a] + 8 * g, sum_lanes8_each(acc[a][0]));
@@ -96,20 +111,21 @@ void run_groups(int64_t nb, const uint8_t* rows, int64_t row_stride, int n_group
   }
 }
 
-}  // namespace
-
-void matvec_q4_0x8_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
+// Decode: the rows against one activation.
+template <typename Format>
+void matvec_8_rows(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
   const BlockQ8_0* x[1] = {static_cast<const BlockQ8_0*>(act)};
   float* outs[1] = {out};
-  run_groups<1>(n / kQK, static_cast<const uint8_t*>(rows), row_stride, n_rows / 8, x, outs);
+  run_groups<Format, 1>(n / kQK, static_cast<const uint8_t*>(rows), row_stride, n_rows / 8, x, outs);
 }
 
 // A batch: 64 rows at a time against the activations 4 at a time, so those
 // rows stay in cache while each activation is prepared and run through them,
 // and each chunk of weights is loaded once for 4 activations. A last partial
 // tile repeats its last activation and drops those outputs (a scratch row).
-void gemm_q4_0x8_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
-                         int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+template <typename Format>
+void gemm_8_rows(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+                 int n_acts, float* out, int64_t out_stride) {
   constexpr int kRowChunk = 64, kActs = 4;
   float scratch[kRowChunk];
   for (int r0 = 0; r0 < n_rows; r0 += kRowChunk) {
@@ -119,18 +135,20 @@ void gemm_q4_0x8_simd128(int64_t n, const void* rows, int64_t row_stride, int n_
       tile_pointers(acts, act_stride, a0, n_acts, kActs, x);
       float* outs[kActs];
       for (int a = 0; a < kActs; ++a) outs[a] = a0 + a < n_acts ? out + (a0 + a) * out_stride + r0 : scratch;
-      run_groups<kActs>(n / kQK, static_cast<const uint8_t*>(rows) + r0 * row_stride, row_stride, groups, x, outs);
+      run_groups<Format, kActs>(n / kQK, static_cast<const uint8_t*>(rows) + r0 * row_stride, row_stride, groups, x,
+                                outs);
     }
   }
 }
 
-namespace {
 constexpr RepackedType kSimd128Repacked[] = {
-    {"q4_0x8", TensorType::kQ4_0, 8, ref::repack_q4_0x8, ref::unpack_q4_0x8, matvec_q4_0x8_simd128,
-     gemm_q4_0x8_simd128},
+    {"q4_0x8", TensorType::kQ4_0, 8, ref::repack_q4_0x8, ref::unpack_q4_0x8, matvec_8_rows<Q4_0x8Format>,
+     gemm_8_rows<Q4_0x8Format>},
+    {"q8_0x8", TensorType::kQ8_0, 8, ref::repack_q8_0x8, ref::unpack_q8_0x8, matvec_8_rows<Q8_0x8Format>,
+     gemm_8_rows<Q8_0x8Format>},
 };
-}  // namespace
 
+}  // namespace
 }  // namespace wllm::simd128
 
 namespace wllm {
