@@ -80,6 +80,15 @@ struct BlockQ8_0x8 {
 };
 static_assert(sizeof(BlockQ8_0x8) == 8 * sizeof(BlockQ8_0), "block_q8_0x8 size");
 
+// Q5_0x8: the same for 8 Q5_0 rows, {f16 d[8]; u8 qh[8][4]; u8 qs[2][64]}:
+// row 8g+k's qh (its fifth bits) at qh[k], its qs in chunks as Q4_0x8.
+struct BlockQ5_0x8 {
+  uint16_t d[8];
+  uint8_t qh[8][4];
+  uint8_t qs[2][64];
+};
+static_assert(sizeof(BlockQ5_0x8) == 8 * sizeof(BlockQ5_0), "block_q5_0x8 size");
+
 // Q8_1 {f16 d; f16 s; i8 qs[32]} (activations only): s = f16(d_f32 * Σ qs), with
 // d_f32 the scale before rounding to f16, as ggml.  y = q * d
 struct BlockQ8_1 {

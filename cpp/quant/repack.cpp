@@ -15,8 +15,8 @@ namespace ref {
 namespace {
 
 // Rows 8g..8g+7 (8 rows of nb Source blocks, one after another) <-> nb
-// Packed blocks (blocks.h: scales, then per half of 4 rows 2-byte chunks
-// of each row's codes), through a copy of the group.
+// Packed blocks (blocks.h: scales, fifth bits if any, then per half of 4
+// rows 2-byte chunks of each row's codes), through a copy of the group.
 template <typename Source, typename Packed>
 void repack_rows(uint8_t* data, int64_t n, int64_t n_rows) {
   constexpr int kChunks = sizeof(Source::qs) / 2;
@@ -30,6 +30,7 @@ void repack_rows(uint8_t* data, int64_t n, int64_t n_rows) {
       for (int r = 0; r < 8; ++r) {
         const Source& b = rows[static_cast<size_t>(r * nb + ib)];
         out[ib].d[r] = b.d;
+        if constexpr (requires { b.qh; }) std::memcpy(out[ib].qh[r], b.qh, sizeof b.qh);
         for (int c = 0; c < kChunks; ++c) std::memcpy(&out[ib].qs[r / 4][8 * c + 2 * (r % 4)], &b.qs[2 * c], 2);
       }
     }
@@ -50,6 +51,7 @@ void unpack_rows(uint8_t* data, int64_t n, int64_t n_rows) {
       for (int r = 0; r < 8; ++r) {
         Source& b = rows[r * nb + ib];
         b.d = p.d[r];
+        if constexpr (requires { b.qh; }) std::memcpy(b.qh, p.qh[r], sizeof b.qh);
         for (int c = 0; c < kChunks; ++c) std::memcpy(&b.qs[2 * c], &p.qs[r / 4][8 * c + 2 * (r % 4)], 2);
       }
     }
@@ -83,6 +85,8 @@ void repack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_rows<Block
 void unpack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_rows<BlockQ4_0, BlockQ4_0x8>(data, n, n_rows); }
 void repack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_rows<BlockQ8_0, BlockQ8_0x8>(data, n, n_rows); }
 void unpack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_rows<BlockQ8_0, BlockQ8_0x8>(data, n, n_rows); }
+void repack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_rows<BlockQ5_0, BlockQ5_0x8>(data, n, n_rows); }
+void unpack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_rows<BlockQ5_0, BlockQ5_0x8>(data, n, n_rows); }
 
 }  // namespace ref
 
@@ -91,6 +95,8 @@ using ref::gemm_unpacked, ref::matvec_unpacked;
 constexpr RepackedType kReferenceRepacked[] = {
     {"q4_0x8", TensorType::kQ4_0, 8, ref::repack_q4_0x8, ref::unpack_q4_0x8,
      matvec_unpacked<ref::unpack_q4_0x8, ref::dot_q4_0_q8_0>, gemm_unpacked<ref::unpack_q4_0x8, ref::dot_q4_0_q8_0>},
+    {"q5_0x8", TensorType::kQ5_0, 8, ref::repack_q5_0x8, ref::unpack_q5_0x8,
+     matvec_unpacked<ref::unpack_q5_0x8, ref::dot_q5_0_q8_0>, gemm_unpacked<ref::unpack_q5_0x8, ref::dot_q5_0_q8_0>},
     {"q8_0x8", TensorType::kQ8_0, 8, ref::repack_q8_0x8, ref::unpack_q8_0x8,
      matvec_unpacked<ref::unpack_q8_0x8, ref::dot_q8_0_q8_0>, gemm_unpacked<ref::unpack_q8_0x8, ref::dot_q8_0_q8_0>},
 };

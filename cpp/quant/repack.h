@@ -4,8 +4,8 @@
 // output is bit for bit the type's `dot`), and gets a RepackedType with the
 // kernels that read the new layout; ops.cpp sends its products there.
 //
-// Only the SIMD128 build repacks today (Q4_0 into Q4_0x8, Q8_0 into Q8_0x8,
-// blocks.h): wasm has
+// Only the SIMD128 build repacks today (Q4_0, Q5_0 and Q8_0 into Q4_0x8,
+// Q5_0x8 and Q8_0x8, blocks.h): wasm has
 // no int8 dot, and with 4 rows in the lanes of every vector its Q4_0 kernels
 // need no horizontal sums and no per-row scale gathers (Q4_0 rows × one
 // activation in Node: 16.0 -> 21.2 GMAC/s in cache, 10.7 -> 14.6 out of it;
@@ -51,6 +51,8 @@ void repack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows);
 void unpack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows);
 void repack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows);
 void unpack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows);
+void repack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows);
+void unpack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows);
 }  // namespace ref
 
 }  // namespace wllm

@@ -1,5 +1,5 @@
-// SIMD128 kernels for weights repacked at load (repack.h): Q4_0 and Q8_0
-// rows as Q4_0x8 and Q8_0x8 (blocks.h). Each vector holds 4 rows, one per lane: a chunk of a
+// SIMD128 kernels for weights repacked at load (repack.h): Q4_0, Q5_0 and
+// Q8_0 rows as Q4_0x8, Q5_0x8 and Q8_0x8 (blocks.h). Each vector holds 4 rows, one per lane: a chunk of a
 // block (2 bytes of each of the 4 rows) widens to 8 int16 as it loads, and
 // i32x4.dot_i16x8 against the activation's matching 2 elements (splatted)
 // adds each row's products into that row's own lane. So a block's 4 row sums
@@ -34,6 +34,36 @@ struct Q4_0x8Format {
     const v128_t x_low = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 4 * c);
     const v128_t x_high = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.high_minus) + 4 * c);
     return wasm_i32x4_add(wasm_i32x4_dot_i16x8(b, x_low), wasm_i32x4_dot_i16x8(wasm_u16x8_shr(b, 4), x_high));
+  }
+};
+
+// Q5_0's codes are the nibbles plus a fifth bit from qh: so the low nibbles
+// are masked here (their fifth bits differ from the high ones'), each nibble
+// meets its own activation element, and 16·Σx comes off the total. Bits are
+// moved with shifts only: V8 rebuilds a vector constant at every use, which
+// costs more than the shifts do.
+struct Q5_0x8Format {
+  using Packed = BlockQ5_0x8;
+  static constexpr int kChunks = 8;
+  static constexpr int32_t kOffset = 16;
+  // Lanes 2k, 2k+1: row k's qh bits 0..15 (high: 16..31), the odd lane's
+  // shifted down by one, so bit 2c of either lane is its element's fifth bit
+  // in chunk c. (The even lane's ×2 drops bit 15, which no chunk needs.)
+  static v128_t fifth_bits(const Packed& w, int h, bool high) {
+    const v128_t qh = wasm_v128_load(w.qh[4 * h]);
+    const v128_t rows = high ? wasm_i16x8_shuffle(qh, qh, 1, 1, 3, 3, 5, 5, 7, 7)
+                             : wasm_i16x8_shuffle(qh, qh, 0, 0, 2, 2, 4, 4, 6, 6);
+    return wasm_u16x8_shr(wasm_i16x8_mul(rows, wasm_i16x8_make(2, 1, 2, 1, 2, 1, 2, 1)), 1);
+  }
+  // Bit 2c of each lane as 0 or 16.
+  static v128_t fifth(v128_t bits, int c) { return wasm_u16x8_shr(wasm_i16x8_shl(wasm_u16x8_shr(bits, 2 * c), 15), 11); }
+  static v128_t chunk(const Packed& w, int h, int c, const PreparedQ8_0& p) {
+    const v128_t b = wasm_u16x8_load8x8(w.qs[h] + 8 * c);  // bytes 0..255 in 16-bit lanes
+    const v128_t low = wasm_i16x8_add(wasm_u16x8_shr(wasm_i16x8_shl(b, 12), 12), fifth(fifth_bits(w, h, false), c));
+    const v128_t high = wasm_i16x8_add(wasm_u16x8_shr(b, 4), fifth(fifth_bits(w, h, true), c));
+    const v128_t x_low = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 4 * c);
+    const v128_t x_high = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 32 + 4 * c);
+    return wasm_i32x4_add(wasm_i32x4_dot_i16x8(low, x_low), wasm_i32x4_dot_i16x8(high, x_high));
   }
 };
 
@@ -144,6 +174,8 @@ void gemm_8_rows(int64_t n, const void* rows, int64_t row_stride, int n_rows, co
 constexpr RepackedType kSimd128Repacked[] = {
     {"q4_0x8", TensorType::kQ4_0, 8, ref::repack_q4_0x8, ref::unpack_q4_0x8, matvec_8_rows<Q4_0x8Format>,
      gemm_8_rows<Q4_0x8Format>},
+    {"q5_0x8", TensorType::kQ5_0, 8, ref::repack_q5_0x8, ref::unpack_q5_0x8, matvec_8_rows<Q5_0x8Format>,
+     gemm_8_rows<Q5_0x8Format>},
     {"q8_0x8", TensorType::kQ8_0, 8, ref::repack_q8_0x8, ref::unpack_q8_0x8, matvec_8_rows<Q8_0x8Format>,
      gemm_8_rows<Q8_0x8Format>},
 };
