@@ -1,6 +1,7 @@
 // SIMD128 kernels for weights repacked at load (repack.h): Q4_0, Q5_0 and
-// Q8_0 rows as Q4_0x8, Q5_0x8 and Q8_0x8 (blocks.h). Each vector holds 4 rows, one per lane: a chunk of a
-// block (2 bytes of each of the 4 rows) widens to 8 int16 as it loads, and
+// Q8_0 rows as Q4_0x8, Q5_0x8 and Q8_0x8 (blocks.h). Each vector holds 4
+// rows, one per lane: a chunk of a block (2 bytes of each of the 4 rows)
+// widens to 8 int16 as it loads, and
 // i32x4.dot_i16x8 against the activation's matching 2 elements (splatted)
 // adds each row's products into that row's own lane. So a block's 4 row sums
 // come out in one vector with no horizontal reduction, and the 8 rows' scales
@@ -80,7 +81,8 @@ struct Q8_0x8Format {
 // Adds blocks [c0, c1) of one group of 8 rows (w: its first block) against
 // kActs activations (x[a]: those blocks prepared) into acc[a][h][block % 8]
 // (lane k: row 4h + k). The chunk loop is outside the activation loop so the
-// compiler can share each chunk's weight load between activations.
+// compiler can share each chunk's weight load between activations. (Fully
+// unrolling it made Q4_0x8 and Q5_0x8 slower: spills.)
 template <typename Format, int kActs>
 void add_group_blocks(const typename Format::Packed* w, const PreparedQ8_0* const* x, int64_t c0, int64_t c1,
                       v128_t acc[][2][8]) {
