@@ -1,7 +1,7 @@
 // Block decoding and vector helpers shared by the SIMD128 dot
-// (dot_simd128.cpp) and tiled (gemm_simd128.cpp) kernels, so each block
-// format is unpacked by one piece of code. Include only when building with
-// -msimd128.
+// (dot_simd128.cpp), tiled and matvec (gemm_simd128.cpp) and repacked
+// (repacked_simd128.cpp) kernels, so each block format is unpacked by one
+// piece of code. Include only when building with -msimd128.
 #pragma once
 
 #include <wasm_simd128.h>
