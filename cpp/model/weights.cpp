@@ -84,12 +84,10 @@ int repack_weights(ModelWeights* w, uint8_t* arena) {
   std::vector<Tensor*> matrices;
   if (w->output.data != w->token_embd.data) matrices.push_back(&w->output);
   for (LayerWeights& L : w->layers) {
-    for (Tensor* t : {&L.attn_norm, &L.wq, &L.wk, &L.wv, &L.bq, &L.bk, &L.bv, &L.wo, &L.ffn_norm, &L.w_gate, &L.w_up,
-                      &L.w_down}) {
-      all.push_back(t);
-    }
     for (Tensor* t : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) matrices.push_back(t);
+    for (const Tensor* t : {&L.attn_norm, &L.bq, &L.bk, &L.bv, &L.ffn_norm}) all.push_back(t);
   }
+  all.insert(all.end(), matrices.begin(), matrices.end());
   const auto bytes = [](const Tensor& t) { return t.rows() * t.row_size(); };
   const auto overlaps_another = [&](const Tensor& t) {
     for (const Tensor* other : all) {
@@ -100,7 +98,7 @@ int repack_weights(ModelWeights* w, uint8_t* arena) {
   };
   int repacked = 0;
   for (Tensor* t : matrices) {
-    if (!t->present() || t->repacked) continue;
+    if (!t->present()) continue;
     const RepackedType* type = repacked_type_for(t->traits->type);
     if (!type || t->rows() % type->rows != 0 || overlaps_another(*t)) continue;
     type->repack(arena + (t->data - arena), t->cols(), t->rows());
