@@ -154,6 +154,23 @@ struct BlockQ6_K {
 };
 static_assert(sizeof(BlockQ6_K) == 210, "block_q6_K size");
 
+// Q4_Kx8: 8 Q4_K rows interleaved block by block for SIMD128 (repack.h),
+// {f16 d[8]; f16 dmin[8]; u8 scales[2][48]; u8 qs[2][8][64]}, 4 rows (a half
+// h: rows 4h..4h+3) in the lanes of a vector. scales[h] is 3 vectors: vector
+// w holds word w (bytes 4w..4w+3) of row 4h+k's 12 scale bytes at 4k. qs[h][s]
+// is sub-block s (elements 32s..32s+31) of the half's rows in 8 chunks of 8
+// bytes, chunk c = bytes 2c, 2c+1 of row 4h+k's codes at 2k, 2k+1, where a
+// row's code byte l (0..15) holds element l of the sub-block in its low nibble
+// and element l + 16 in its high nibble (as a Q4_0 block's). The same 1152
+// bytes as the 8 rows' Q4_K blocks.
+struct BlockQ4_Kx8 {
+  uint16_t d[8];
+  uint16_t dmin[8];
+  uint8_t scales[2][48];
+  uint8_t qs[2][8][64];
+};
+static_assert(sizeof(BlockQ4_Kx8) == 8 * sizeof(BlockQ4_K), "block_q4_Kx8 size");
+
 // Q8_K {f32 d; i8 qs[256]; i16 bsums[16]} (activations only): bsums[j] = Σ of
 // qs[16j .. 16j+15], so K-quant dots get their min terms without touching qs.
 // y = q * d

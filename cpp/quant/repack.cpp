@@ -58,6 +58,85 @@ void unpack_rows(uint8_t* data, int64_t n, int64_t n_rows) {
   }
 }
 
+// Q4_K rows <-> Q4_Kx8 blocks (blocks.h). A Q4_K block keeps sub-blocks 2t
+// and 2t + 1 in the low and high nibbles of the same 32 bytes q; Q4_Kx8 gives
+// each its own 16 bytes, elements l and l + 16 in byte l. Eight bytes at a
+// time, as 64-bit words (load time: TinyLlama's 490 MiB of Q4_K).
+constexpr uint64_t kLowNibbles = 0x0f0f0f0f0f0f0f0full;
+
+void split_q4_K_pair(const uint8_t q[32], uint8_t even[16], uint8_t odd[16]) {
+  for (int i = 0; i < 16; i += 8) {
+    uint64_t lo, hi;  // bytes i.. and 16 + i..
+    std::memcpy(&lo, q + i, 8);
+    std::memcpy(&hi, q + 16 + i, 8);
+    const uint64_t e = (lo & kLowNibbles) | (hi & kLowNibbles) << 4;
+    const uint64_t o = (lo >> 4 & kLowNibbles) | (hi & ~kLowNibbles);
+    std::memcpy(even + i, &e, 8);
+    std::memcpy(odd + i, &o, 8);
+  }
+}
+
+void join_q4_K_pair(const uint8_t even[16], const uint8_t odd[16], uint8_t q[32]) {
+  for (int i = 0; i < 16; i += 8) {
+    uint64_t e, o;
+    std::memcpy(&e, even + i, 8);
+    std::memcpy(&o, odd + i, 8);
+    const uint64_t lo = (e & kLowNibbles) | (o & kLowNibbles) << 4;
+    const uint64_t hi = (e >> 4 & kLowNibbles) | (o & ~kLowNibbles);
+    std::memcpy(q + i, &lo, 8);
+    std::memcpy(q + 16 + i, &hi, 8);
+  }
+}
+
+void repack_q4_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
+  const int64_t nb = n / kQK_K;
+  std::vector<BlockQ4_K> rows(static_cast<size_t>(8 * nb));
+  for (int64_t g = 0; g < n_rows / 8; ++g) {
+    uint8_t* group = data + g * 8 * nb * static_cast<int64_t>(sizeof(BlockQ4_K));
+    std::memcpy(rows.data(), group, rows.size() * sizeof(BlockQ4_K));
+    BlockQ4_Kx8* out = reinterpret_cast<BlockQ4_Kx8*>(group);
+    for (int64_t ib = 0; ib < nb; ++ib) {
+      for (int r = 0; r < 8; ++r) {
+        const BlockQ4_K& b = rows[static_cast<size_t>(r * nb + ib)];
+        const int h = r / 4, k = r % 4;
+        out[ib].d[r] = b.d;
+        out[ib].dmin[r] = b.dmin;
+        for (int w = 0; w < 3; ++w) std::memcpy(&out[ib].scales[h][16 * w + 4 * k], &b.scales[4 * w], 4);
+        uint8_t codes[8][16];
+        for (int t = 0; t < 4; ++t) split_q4_K_pair(b.qs + 32 * t, codes[2 * t], codes[2 * t + 1]);
+        for (int s = 0; s < 8; ++s) {
+          for (int c = 0; c < 8; ++c) std::memcpy(&out[ib].qs[h][s][8 * c + 2 * k], &codes[s][2 * c], 2);
+        }
+      }
+    }
+  }
+}
+
+void unpack_q4_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
+  const int64_t nb = n / kQK_K;
+  std::vector<BlockQ4_Kx8> packed(static_cast<size_t>(nb));
+  for (int64_t g = 0; g < n_rows / 8; ++g) {
+    uint8_t* group = data + g * 8 * nb * static_cast<int64_t>(sizeof(BlockQ4_K));
+    std::memcpy(packed.data(), group, packed.size() * sizeof(BlockQ4_Kx8));
+    BlockQ4_K* rows = reinterpret_cast<BlockQ4_K*>(group);
+    for (int64_t ib = 0; ib < nb; ++ib) {
+      const BlockQ4_Kx8& p = packed[static_cast<size_t>(ib)];
+      for (int r = 0; r < 8; ++r) {
+        BlockQ4_K& b = rows[r * nb + ib];
+        const int h = r / 4, k = r % 4;
+        b.d = p.d[r];
+        b.dmin = p.dmin[r];
+        for (int w = 0; w < 3; ++w) std::memcpy(&b.scales[4 * w], &p.scales[h][16 * w + 4 * k], 4);
+        uint8_t codes[8][16];
+        for (int s = 0; s < 8; ++s) {
+          for (int c = 0; c < 8; ++c) std::memcpy(&codes[s][2 * c], &p.qs[h][s][8 * c + 2 * k], 2);
+        }
+        for (int t = 0; t < 4; ++t) join_q4_K_pair(codes[2 * t], codes[2 * t + 1], b.qs + 32 * t);
+      }
+    }
+  }
+}
+
 // The reference kernels: each group unpacked into a copy, then the source
 // type's reference dot row by row — what "bit for bit the type's dot" means.
 template <UnpackFn kUnpack, DotFn kDot>
@@ -87,6 +166,8 @@ void repack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_rows<Block
 void unpack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_rows<BlockQ8_0, BlockQ8_0x8>(data, n, n_rows); }
 void repack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_rows<BlockQ5_0, BlockQ5_0x8>(data, n, n_rows); }
 void unpack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_rows<BlockQ5_0, BlockQ5_0x8>(data, n, n_rows); }
+void repack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { repack_q4_K_rows(data, n, n_rows); }
+void unpack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q4_K_rows(data, n, n_rows); }
 
 }  // namespace ref
 
@@ -99,6 +180,8 @@ constexpr RepackedType kReferenceRepacked[] = {
      matvec_unpacked<ref::unpack_q5_0x8, ref::dot_q5_0_q8_0>, gemm_unpacked<ref::unpack_q5_0x8, ref::dot_q5_0_q8_0>},
     {"q8_0x8", TensorType::kQ8_0, 8, ref::repack_q8_0x8, ref::unpack_q8_0x8,
      matvec_unpacked<ref::unpack_q8_0x8, ref::dot_q8_0_q8_0>, gemm_unpacked<ref::unpack_q8_0x8, ref::dot_q8_0_q8_0>},
+    {"q4_Kx8", TensorType::kQ4_K, 8, ref::repack_q4_Kx8, ref::unpack_q4_Kx8,
+     matvec_unpacked<ref::unpack_q4_Kx8, ref::dot_q4_K_q8_K>, gemm_unpacked<ref::unpack_q4_Kx8, ref::dot_q4_K_q8_K>},
 };
 }  // namespace
 

@@ -1,13 +1,13 @@
-// SIMD128 kernels for weights repacked at load (repack.h): Q4_0, Q5_0 and
-// Q8_0 rows as Q4_0x8, Q5_0x8 and Q8_0x8 (blocks.h). Each vector holds 4
+// SIMD128 kernels for weights repacked at load (repack.h): Q4_0, Q5_0, Q8_0
+// and Q4_K rows as Q4_0x8, Q5_0x8, Q8_0x8 and Q4_Kx8 (blocks.h). Each vector holds 4
 // rows, one per lane: a chunk of a block (2 bytes of each of the 4 rows)
 // widens to 8 int16 as it loads, and
 // i32x4.dot_i16x8 against the activation's matching 2 elements (splatted)
 // adds each row's products into that row's own lane. So a block's 4 row sums
 // come out in one vector with no horizontal reduction, and the 8 rows' scales
 // are one 16-byte load. The arithmetic per row is the dot's (traits.h): exact
-// int32 block sums, term (d_w·d_x)·sum into lane block % 8, the reference's
-// final reduction.
+// int32 block sums, the block's float term into lane block % 8, the
+// reference's final reduction.
 #include "quant/kernels.h"
 
 #if defined(__wasm_simd128__)
@@ -20,69 +20,13 @@
 namespace wllm::simd128 {
 namespace {
 
-// What differs between the 8-row formats: how a chunk (2 bytes of each of a
-// half's 4 rows) adds its products, and what the sums exceed Σ code·x by.
-// Elements 2c and 2c+1 of the activation as int16 pairs are at byte 4c of
-// PreparedQ8_0's q (and of high_minus, for Q4_0's elements 16 + 2c, 17 + 2c).
-struct Q4_0x8Format {
-  using Packed = BlockQ4_0x8;
-  static constexpr int kChunks = 8;
-  static constexpr int32_t kOffset = 8;  // per unit of Σx
-  // The packed bytes b as they load (PreparedQ8_0 says why):
-  // b·x_low + (b >> 4)·(x_high − 16·x_low).
-  static v128_t chunk(const Packed& w, int h, int c, const PreparedQ8_0& p) {
-    const v128_t b = wasm_u16x8_load8x8(w.qs[h] + 8 * c);
-    const v128_t x_low = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 4 * c);
-    const v128_t x_high = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.high_minus) + 4 * c);
-    return wasm_i32x4_add(wasm_i32x4_dot_i16x8(b, x_low), wasm_i32x4_dot_i16x8(wasm_u16x8_shr(b, 4), x_high));
-  }
-};
-
-// Q5_0's codes are the nibbles plus a fifth bit from qh: so the low nibbles
-// are masked here (their fifth bits differ from the high ones'), each nibble
-// meets its own activation element, and 16·Σx comes off the total. Bits are
-// moved with shifts only: V8 rebuilds a vector constant at every use, which
-// costs more than the shifts do.
-struct Q5_0x8Format {
-  using Packed = BlockQ5_0x8;
-  static constexpr int kChunks = 8;
-  static constexpr int32_t kOffset = 16;
-  // Lanes 2k, 2k+1: row k's qh bits 0..15 (high: 16..31), the odd lane's
-  // shifted down by one, so bit 2c of either lane is its element's fifth bit
-  // in chunk c. (The even lane's ×2 drops bit 15, which no chunk needs.)
-  static v128_t fifth_bits(const Packed& w, int h, bool high) {
-    const v128_t qh = wasm_v128_load(w.qh[4 * h]);
-    const v128_t rows = high ? wasm_i16x8_shuffle(qh, qh, 1, 1, 3, 3, 5, 5, 7, 7)
-                             : wasm_i16x8_shuffle(qh, qh, 0, 0, 2, 2, 4, 4, 6, 6);
-    return wasm_u16x8_shr(wasm_i16x8_mul(rows, wasm_i16x8_make(2, 1, 2, 1, 2, 1, 2, 1)), 1);
-  }
-  // Bit 2c of each lane as 0 or 16.
-  static v128_t fifth(v128_t bits, int c) { return wasm_u16x8_shr(wasm_i16x8_shl(wasm_u16x8_shr(bits, 2 * c), 15), 11); }
-  static v128_t chunk(const Packed& w, int h, int c, const PreparedQ8_0& p) {
-    const v128_t b = wasm_u16x8_load8x8(w.qs[h] + 8 * c);  // bytes 0..255 in 16-bit lanes
-    const v128_t low = wasm_i16x8_add(wasm_u16x8_shr(wasm_i16x8_shl(b, 12), 12), fifth(fifth_bits(w, h, false), c));
-    const v128_t high = wasm_i16x8_add(wasm_u16x8_shr(b, 4), fifth(fifth_bits(w, h, true), c));
-    const v128_t x_low = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 4 * c);
-    const v128_t x_high = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 32 + 4 * c);
-    return wasm_i32x4_add(wasm_i32x4_dot_i16x8(low, x_low), wasm_i32x4_dot_i16x8(high, x_high));
-  }
-};
-
-struct Q8_0x8Format {
-  using Packed = BlockQ8_0x8;
-  static constexpr int kChunks = 16;
-  static constexpr int32_t kOffset = 0;
-  static v128_t chunk(const Packed& w, int h, int c, const PreparedQ8_0& p) {
-    const v128_t x = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 4 * c);
-    return wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(w.qs[h] + 8 * c), x);
-  }
-};
-
 // Adds blocks [c0, c1) of one group of 8 rows (w: its first block) against
 // kActs activations (x[a]: those blocks prepared) into acc[a][h][block % 8]
-// (lane k: row 4h + k). The chunk loop is outside the activation loop so the
-// compiler can share each chunk's weight load between activations. (Fully
-// unrolling it made Q4_0x8 and Q5_0x8 slower: spills.)
+// (lane k: row 4h + k), for the formats made of 32-element blocks with one
+// scale each and Q8_0 activations (Format::chunk below). The chunk loop is
+// outside the activation loop so the compiler can share each chunk's weight
+// load between activations. (Fully unrolling it made Q4_0x8 and Q5_0x8
+// slower: spills.)
 template <typename Format, int kActs>
 void add_group_blocks(const typename Format::Packed* w, const PreparedQ8_0* const* x, int64_t c0, int64_t c1,
                       v128_t acc[][2][8]) {
@@ -108,18 +52,210 @@ void add_group_blocks(const typename Format::Packed* w, const PreparedQ8_0* cons
   }
 }
 
-// Groups [0, n_groups) of rows against kActs activations (x: their Q8_0
-// rows; out[a]: where activation a's outputs go, 8 per group).
+// Every format tells run_groups its activation's block type and how that is
+// prepared (Act, Prepared, kBlock, prepare) and how its blocks add up
+// (add_blocks). The Q8_0 formats share all of it but the chunk.
+template <typename Format>
+struct Q8_0Blocks {
+  using Act = BlockQ8_0;
+  using Prepared = PreparedQ8_0;
+  static constexpr int kBlock = kQK;
+  static void prepare(const BlockQ8_0* x, int64_t count, PreparedQ8_0* out) { prepare_q8_0(x, count, out); }
+  template <int kActs, typename Packed>  // Packed: Format::Packed, which is not complete here yet
+  static void add_blocks(const Packed* w, const PreparedQ8_0* const* x, int64_t c0, int64_t c1, v128_t acc[][2][8]) {
+    add_group_blocks<Format, kActs>(w, x, c0, c1, acc);
+  }
+};
+
+// What differs between the Q8_0 formats: how a chunk (2 bytes of each of a
+// half's 4 rows) adds its products, and what the sums exceed Σ code·x by.
+// Elements 2c and 2c+1 of the activation as int16 pairs are at byte 4c of
+// PreparedQ8_0's q (and of high_minus, for Q4_0's elements 16 + 2c, 17 + 2c).
+struct Q4_0x8Format : Q8_0Blocks<Q4_0x8Format> {
+  using Packed = BlockQ4_0x8;
+  static constexpr int kChunks = 8;
+  static constexpr int32_t kOffset = 8;  // per unit of Σx
+  // The packed bytes b as they load (PreparedQ8_0 says why):
+  // b·x_low + (b >> 4)·(x_high − 16·x_low).
+  static v128_t chunk(const Packed& w, int h, int c, const PreparedQ8_0& p) {
+    const v128_t b = wasm_u16x8_load8x8(w.qs[h] + 8 * c);
+    const v128_t x_low = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 4 * c);
+    const v128_t x_high = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.high_minus) + 4 * c);
+    return wasm_i32x4_add(wasm_i32x4_dot_i16x8(b, x_low), wasm_i32x4_dot_i16x8(wasm_u16x8_shr(b, 4), x_high));
+  }
+};
+
+// Q5_0's codes are the nibbles plus a fifth bit from qh: so the low nibbles
+// are masked here (their fifth bits differ from the high ones'), each nibble
+// meets its own activation element, and 16·Σx comes off the total. Bits are
+// moved with shifts only: V8 rebuilds a vector constant at every use, which
+// costs more than the shifts do.
+struct Q5_0x8Format : Q8_0Blocks<Q5_0x8Format> {
+  using Packed = BlockQ5_0x8;
+  static constexpr int kChunks = 8;
+  static constexpr int32_t kOffset = 16;
+  // Lanes 2k, 2k+1: row k's qh bits 0..15 (high: 16..31), the odd lane's
+  // shifted down by one, so bit 2c of either lane is its element's fifth bit
+  // in chunk c. (The even lane's ×2 drops bit 15, which no chunk needs.)
+  static v128_t fifth_bits(const Packed& w, int h, bool high) {
+    const v128_t qh = wasm_v128_load(w.qh[4 * h]);
+    const v128_t rows = high ? wasm_i16x8_shuffle(qh, qh, 1, 1, 3, 3, 5, 5, 7, 7)
+                             : wasm_i16x8_shuffle(qh, qh, 0, 0, 2, 2, 4, 4, 6, 6);
+    return wasm_u16x8_shr(wasm_i16x8_mul(rows, wasm_i16x8_make(2, 1, 2, 1, 2, 1, 2, 1)), 1);
+  }
+  // Bit 2c of each lane as 0 or 16.
+  static v128_t fifth(v128_t bits, int c) { return wasm_u16x8_shr(wasm_i16x8_shl(wasm_u16x8_shr(bits, 2 * c), 15), 11); }
+  static v128_t chunk(const Packed& w, int h, int c, const PreparedQ8_0& p) {
+    const v128_t b = wasm_u16x8_load8x8(w.qs[h] + 8 * c);  // bytes 0..255 in 16-bit lanes
+    const v128_t low = wasm_i16x8_add(wasm_u16x8_shr(wasm_i16x8_shl(b, 12), 12), fifth(fifth_bits(w, h, false), c));
+    const v128_t high = wasm_i16x8_add(wasm_u16x8_shr(b, 4), fifth(fifth_bits(w, h, true), c));
+    const v128_t x_low = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 4 * c);
+    const v128_t x_high = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 32 + 4 * c);
+    return wasm_i32x4_add(wasm_i32x4_dot_i16x8(low, x_low), wasm_i32x4_dot_i16x8(high, x_high));
+  }
+};
+
+struct Q8_0x8Format : Q8_0Blocks<Q8_0x8Format> {
+  using Packed = BlockQ8_0x8;
+  static constexpr int kChunks = 16;
+  static constexpr int32_t kOffset = 0;
+  static v128_t chunk(const Packed& w, int h, int c, const PreparedQ8_0& p) {
+    const v128_t x = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 4 * c);
+    return wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(w.qs[h] + 8 * c), x);
+  }
+};
+
+// Q4_Kx8 against Q8_K. A sub-block's code bytes are laid out as a Q4_0
+// block's, so it adds up as Q4_0x8's chunks do (with the activation's
+// sub-block prepared as a Q8_0 block is) into its own sums; each row's are
+// then scaled by the row's 6-bit sub-block scale (i32x4.mul) into sumi. The
+// mins meet the activation's sub-block sums in int16 dots (summ). Then the
+// reference's term = (d_x·d)·sumi − (d_x·dmin)·summ. Scales and mins are
+// taken from the file's 12 bytes per row (held as 3 vectors of 4 rows'
+// words, blocks.h) with shifts alone, at constant counts.
+struct PreparedQ8_K {
+  v128_t low[8][2];         // sub-block s: elements 0..15 as int16
+  v128_t high_minus[8][2];  // its elements 16..31 as int16, minus 16·low
+  int16_t sums[8];          // sub-block sums in the order the mins' dots take them: 0, 2, 1, 3, 4, 6, 5, 7
+  float d;
+};
+
+struct Q4_Kx8Format {
+  using Packed = BlockQ4_Kx8;
+  using Act = BlockQ8_K;
+  using Prepared = PreparedQ8_K;
+  static constexpr int kBlock = kQK_K;
+
+  static void prepare(const BlockQ8_K* x, int64_t count, PreparedQ8_K* out) {
+    for (int64_t ib = 0; ib < count; ++ib) {
+      PreparedQ8_K& p = out[ib];
+      for (int s = 0; s < 8; ++s) {
+        for (int k = 0; k < 2; ++k) {
+          p.low[s][k] = wasm_i16x8_load8x8(x[ib].qs + 32 * s + 8 * k);
+          const v128_t high = wasm_i16x8_load8x8(x[ib].qs + 32 * s + 16 + 8 * k);
+          p.high_minus[s][k] = wasm_i16x8_sub(high, wasm_i16x8_shl(p.low[s][k], 4));
+        }
+      }
+      constexpr int kOrder[8] = {0, 2, 1, 3, 4, 6, 5, 7};
+      for (int i = 0; i < 8; ++i) {
+        const int s = kOrder[i];
+        p.sums[i] = static_cast<int16_t>(x[ib].bsums[2 * s] + x[ib].bsums[2 * s + 1]);
+      }
+      p.d = x[ib].d;
+    }
+  }
+
+  // Sub-block s's 6-bit scales of a half's 4 rows as int32 lanes, from the
+  // words w0 (bytes 0..3: scales 0..3, top bits of scales 4..7) and w2
+  // (bytes 8..11: low nibbles of scales 4..7), as k4_scale_min reads them.
+  static void scales(const v128_t words[3], v128_t sc[8]) {
+#pragma clang loop unroll(full)
+    for (int s = 0; s < 4; ++s) {
+      sc[s] = wasm_u32x4_shr(wasm_i32x4_shl(words[0], 26 - 8 * s), 26);
+      const v128_t low = wasm_u32x4_shr(wasm_i32x4_shl(words[2], 28 - 8 * s), 28);
+      const v128_t top = wasm_i32x4_shl(wasm_u32x4_shr(wasm_i32x4_shl(words[0], 24 - 8 * s), 30), 4);
+      sc[4 + s] = wasm_v128_or(low, top);
+    }
+  }
+
+  // The mins in 16-bit lanes (lanes 2k, 2k + 1: row k's bytes 0..1, 2..3 of
+  // a word): pairs[0] holds m0 and m2, [1] m1 and m3, [2] m4 and m6, [3] m5
+  // and m7, from w1 (m0..m3, top bits of m4..m7) and w2 (high nibbles).
+  static void min_pairs(const v128_t words[3], v128_t pairs[4]) {
+    const v128_t w1 = words[1], w2 = words[2];
+    pairs[0] = wasm_u16x8_shr(wasm_i16x8_shl(w1, 10), 10);
+    pairs[1] = wasm_u16x8_shr(wasm_i16x8_shl(w1, 2), 10);
+    pairs[2] = wasm_v128_or(wasm_u16x8_shr(wasm_i16x8_shl(w2, 8), 12),
+                            wasm_i16x8_shl(wasm_u16x8_shr(wasm_i16x8_shl(w1, 8), 14), 4));
+    pairs[3] = wasm_v128_or(wasm_u16x8_shr(w2, 12), wasm_i16x8_shl(wasm_u16x8_shr(w1, 14), 4));
+  }
+
+  template <int kActs>
+  static void add_blocks(const BlockQ4_Kx8* w, const PreparedQ8_K* const* x, int64_t c0, int64_t c1,
+                         v128_t acc[][2][8]) {
+    for (int64_t ib = c0; ib < c1; ++ib) {
+      const BlockQ4_Kx8& b = w[ib];
+      v128_t words[2][3], sc[2][8];
+      for (int h = 0; h < 2; ++h) {
+        for (int k = 0; k < 3; ++k) words[h][k] = wasm_v128_load(b.scales[h] + 16 * k);
+        scales(words[h], sc[h]);
+      }
+      v128_t sumi[kActs][2];
+      for (auto& s : sumi) s[0] = s[1] = wasm_i32x4_splat(0);
+      for (int s = 0; s < 8; ++s) {
+        v128_t sum[kActs][2];
+        for (auto& v : sum) v[0] = v[1] = wasm_i32x4_splat(0);
+        for (int c = 0; c < 8; ++c) {
+          const v128_t bytes[2] = {wasm_u16x8_load8x8(b.qs[0][s] + 8 * c), wasm_u16x8_load8x8(b.qs[1][s] + 8 * c)};
+          for (int a = 0; a < kActs; ++a) {
+            const PreparedQ8_K& p = x[a][ib - c0];
+            const v128_t x_low = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.low[s]) + 4 * c);
+            const v128_t x_high = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.high_minus[s]) + 4 * c);
+            for (int h = 0; h < 2; ++h) {
+              const v128_t part = wasm_i32x4_add(wasm_i32x4_dot_i16x8(bytes[h], x_low),
+                                                 wasm_i32x4_dot_i16x8(wasm_u16x8_shr(bytes[h], 4), x_high));
+              sum[a][h] = wasm_i32x4_add(sum[a][h], part);
+            }
+          }
+        }
+        for (int a = 0; a < kActs; ++a) {
+          for (int h = 0; h < 2; ++h) sumi[a][h] = wasm_i32x4_add(sumi[a][h], wasm_i32x4_mul(sum[a][h], sc[h][s]));
+        }
+      }
+      v128_t d[2], dmin[2], pairs[2][4];
+      f16x8_to_f32(wasm_v128_load(b.d), &d[0], &d[1]);
+      f16x8_to_f32(wasm_v128_load(b.dmin), &dmin[0], &dmin[1]);
+      for (int h = 0; h < 2; ++h) min_pairs(words[h], pairs[h]);
+      for (int a = 0; a < kActs; ++a) {
+        const PreparedQ8_K& p = x[a][ib - c0];
+        const v128_t dx = wasm_f32x4_splat(p.d);
+        for (int h = 0; h < 2; ++h) {
+          v128_t summ = wasm_i32x4_splat(0);
+          for (int k = 0; k < 4; ++k) {
+            summ = wasm_i32x4_add(summ, wasm_i32x4_dot_i16x8(pairs[h][k], wasm_v128_load32_splat(p.sums + 2 * k)));
+          }
+          const v128_t t1 = wasm_f32x4_mul(wasm_f32x4_mul(dx, d[h]), wasm_f32x4_convert_i32x4(sumi[a][h]));
+          const v128_t t2 = wasm_f32x4_mul(wasm_f32x4_mul(dx, dmin[h]), wasm_f32x4_convert_i32x4(summ));
+          acc[a][h][ib % 8] = wasm_f32x4_add(acc[a][h][ib % 8], wasm_f32x4_sub(t1, t2));
+        }
+      }
+    }
+  }
+};
+
+// Groups [0, n_groups) of rows against kActs activations (x: their rows;
+// out[a]: where activation a's outputs go, 8 per group).
 template <typename Format, int kActs>
-void run_groups(int64_t nb, const uint8_t* rows, int64_t row_stride, int n_groups, const BlockQ8_0* const* x,
+void run_groups(int64_t nb, const uint8_t* rows, int64_t row_stride, int n_groups, const typename Format::Act* const* x,
                 float* const* out) {
-  constexpr int64_t kChunk = 512 / kActs;  // blocks prepared at a time (56 KiB of stack in all)
-  PreparedQ8_0 prepared[kActs][kChunk];
-  const PreparedQ8_0* prepared_rows[kActs];
+  using Prepared = typename Format::Prepared;
+  constexpr int64_t kChunk = 56 * 1024 / sizeof(Prepared) / kActs;  // blocks prepared at a time (56 KiB of stack)
+  Prepared prepared[kActs][kChunk];
+  const Prepared* prepared_rows[kActs];
   for (int a = 0; a < kActs; ++a) prepared_rows[a] = prepared[a];
   const bool prepared_once = nb <= kChunk;  // else re-prepared per chunk of each group
   if (prepared_once) {
-    for (int a = 0; a < kActs; ++a) prepare_q8_0(x[a], nb, prepared[a]);
+    for (int a = 0; a < kActs; ++a) Format::prepare(x[a], nb, prepared[a]);
   }
   for (int g = 0; g < n_groups; ++g) {
     const auto* w = reinterpret_cast<const typename Format::Packed*>(rows + g * 8 * row_stride);
@@ -132,9 +268,9 @@ void run_groups(int64_t nb, const uint8_t* rows, int64_t row_stride, int n_group
     for (int64_t c0 = 0; c0 < nb; c0 += kChunk) {
       const int64_t c1 = std::min(c0 + kChunk, nb);
       if (!prepared_once) {
-        for (int a = 0; a < kActs; ++a) prepare_q8_0(x[a] + c0, c1 - c0, prepared[a]);
+        for (int a = 0; a < kActs; ++a) Format::prepare(x[a] + c0, c1 - c0, prepared[a]);
       }
-      add_group_blocks<Format, kActs>(w, prepared_rows, c0, c1, acc);
+      Format::template add_blocks<kActs>(w, prepared_rows, c0, c1, acc);
     }
     for (int a = 0; a < kActs; ++a) {
       wasm_v128_store(out[a] + 8 * g, sum_lanes8_each(acc[a][0]));
@@ -146,9 +282,9 @@ void run_groups(int64_t nb, const uint8_t* rows, int64_t row_stride, int n_group
 // Decode: the rows against one activation.
 template <typename Format>
 void matvec_8_rows(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
-  const BlockQ8_0* x[1] = {static_cast<const BlockQ8_0*>(act)};
+  const typename Format::Act* x[1] = {static_cast<const typename Format::Act*>(act)};
   float* outs[1] = {out};
-  run_groups<Format, 1>(n / kQK, static_cast<const uint8_t*>(rows), row_stride, n_rows / 8, x, outs);
+  run_groups<Format, 1>(n / Format::kBlock, static_cast<const uint8_t*>(rows), row_stride, n_rows / 8, x, outs);
 }
 
 // A batch: 64 rows at a time against the activations 4 at a time, so those
@@ -163,11 +299,11 @@ void gemm_8_rows(int64_t n, const void* rows, int64_t row_stride, int n_rows, co
   for (int r0 = 0; r0 < n_rows; r0 += kRowChunk) {
     const int groups = std::min(kRowChunk, n_rows - r0) / 8;
     for (int a0 = 0; a0 < n_acts; a0 += kActs) {
-      const BlockQ8_0* x[kActs];
+      const typename Format::Act* x[kActs];
       tile_pointers(acts, act_stride, a0, n_acts, kActs, x);
       float* outs[kActs];
       for (int a = 0; a < kActs; ++a) outs[a] = a0 + a < n_acts ? out + (a0 + a) * out_stride + r0 : scratch;
-      run_groups<Format, kActs>(n / kQK, static_cast<const uint8_t*>(rows) + r0 * row_stride, row_stride, groups, x,
+      run_groups<Format, kActs>(n / Format::kBlock, static_cast<const uint8_t*>(rows) + r0 * row_stride, row_stride, groups, x,
                                 outs);
     }
   }
@@ -180,6 +316,8 @@ constexpr RepackedType kSimd128Repacked[] = {
      gemm_8_rows<Q5_0x8Format>},
     {"q8_0x8", TensorType::kQ8_0, 8, ref::repack_q8_0x8, ref::unpack_q8_0x8, matvec_8_rows<Q8_0x8Format>,
      gemm_8_rows<Q8_0x8Format>},
+    {"q4_Kx8", TensorType::kQ4_K, 8, ref::repack_q4_Kx8, ref::unpack_q4_Kx8, matvec_8_rows<Q4_Kx8Format>,
+     gemm_8_rows<Q4_Kx8Format>},
 };
 
 }  // namespace
