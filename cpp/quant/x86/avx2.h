@@ -286,6 +286,23 @@ WLLM_AVX2 inline __m256i group_sum(__m256i codes, const int8_t* x, __m256i scale
   return _mm256_madd_epi16(_mm256_maddubs_epi16(codes, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x))), scale);
 }
 
+// A block's exact integer sums as partial-sum vectors: sumi, with the codes'
+// offset already taken off (Q3_K, Q6_K), and summ (the types with mins).
+struct KSums {
+  __m256i sumi, summ;
+};
+
+// KSums from a block's scaled code sums Σ sc·u·x (partial sums) and KScales::m.
+template <typename Block>
+WLLM_AVX2 inline KSums with_bsums(const Block& w, const BlockQ8_K& x, __m256i scaled, __m256i m) {
+  const __m256i by_bsums = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)), m);
+  if constexpr (requires { w.dmin; }) {
+    return {scaled, by_bsums};
+  } else {
+    return {_mm256_sub_epi32(scaled, by_bsums), _mm256_setzero_si256()};
+  }
+}
+
 // The activation quantizers (act_quant_avx2.cpp).
 void from_float_q8_0_avx2(const float* src, void* dst, int64_t n);
 void from_float_q8_K_avx2(const float* src, void* dst, int64_t n);

@@ -147,66 +147,24 @@ WLLM_AVX2 inline float dot_blocks_q8_1(int64_t n, const void* row, const void* a
 
 // ---- K-quants (Q8_K activations): the scheme of avx2.h, 256 elements a block.
 
-// A block's exact integer sums as partial-sum vectors: sumi, with the codes'
-// offset already taken off (Q3_K, Q6_K), and summ (the types with mins).
-struct KSums {
-  __m256i sumi, summ;
+// A block's exact integer sums through the scheme of avx2.h.
+struct KSumsAvx2 {
+  template <typename Block>
+  WLLM_AVX2 static KSums of(const Block& w, const BlockQ8_K& x) {
+    const KScales s = k_scales(w);
+    __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+      sum = _mm256_add_epi32(sum, group_sum(group_codes(w, k), x.qs + 32 * k, scale_pair(s.sc, k)));
+    }
+    return with_bsums(w, x, sum, s.m);
+  }
 };
 
-template <typename Block>
-WLLM_AVX2 inline KSums block_sums_k(const Block& w, const BlockQ8_K& x) {
-  const KScales s = k_scales(w);
-  __m256i sum = _mm256_setzero_si256();
-#pragma GCC unroll 8
-  for (int k = 0; k < 8; ++k) {
-    sum = _mm256_add_epi32(sum, group_sum(group_codes(w, k), x.qs + 32 * k, scale_pair(s.sc, k)));
-  }
-  const __m256i by_bsums = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)), s.m);
-  if constexpr (requires { w.dmin; }) {
-    return {sum, by_bsums};
-  } else {
-    return {_mm256_sub_epi32(sum, by_bsums), _mm256_setzero_si256()};
-  }
-}
-
-// term = (dx·d)·sumi, minus (dx·dmin)·summ for the types with mins (ref.h),
-// into lane (block % 8), eight blocks per step.
-template <typename Block>
-WLLM_AVX2 float dot_k_quant(int64_t n, const void* row, const void* act) {
-  constexpr bool kMins = requires(const Block& b) { b.dmin; };
-  const Block* w = static_cast<const Block*>(row);
-  const BlockQ8_K* x = static_cast<const BlockQ8_K*>(act);
-  const int64_t nb = n / kQK_K, nb8 = nb / 8 * 8;
-  __m256 acc = _mm256_setzero_ps();
-  __m256i sumi[8], summ[8];
-  alignas(16) uint16_t dmin[8];
-  for (int64_t ib = 0; ib < nb8; ib += 8) {
-    for (int j = 0; j < 8; ++j) {
-      const KSums s = block_sums_k(w[ib + j], x[ib + j]);
-      sumi[j] = s.sumi;
-      summ[j] = s.summ;
-      if constexpr (kMins) dmin[j] = w[ib + j].dmin;
-    }
-    const __m256 dx = act_scales8(x + ib);
-    const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dx, scales8(w + ib)), _mm256_cvtepi32_ps(sum_each(sumi)));
-    if constexpr (kMins) {
-      const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dx, f16x8_to_f32(dmin)), _mm256_cvtepi32_ps(sum_each(summ)));
-      acc = _mm256_add_ps(acc, _mm256_sub_ps(t1, t2));
-    } else {
-      acc = _mm256_add_ps(acc, t1);
-    }
-  }
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, acc);
-  for (int64_t ib = nb8; ib < nb; ++ib) {
-    const KSums s = block_sums_k(w[ib], x[ib]);
-    const float dx = x[ib].d;
-    float term = (dx * f16_to_f32(w[ib].d)) * static_cast<float>(total(s.sumi));
-    if constexpr (kMins) term = term - (dx * f16_to_f32(w[ib].dmin)) * static_cast<float>(total(s.summ));
-    lanes[ib % 8] += term;
-  }
-  return sum_lanes8(lanes);
-}
+#pragma GCC push_options
+#pragma GCC target("avx2,f16c")
+#include "quant/x86/dot_k_driver.inc"
+#pragma GCC pop_options
 
 constexpr DotKernel kAvx2Kernels[] = {
     {TensorType::kF32, dot_f32_avx2, gemm_f32_avx2},
@@ -217,11 +175,11 @@ constexpr DotKernel kAvx2Kernels[] = {
     {TensorType::kQ5_0, dot_q5_0_avx2, gemm_q5_0_avx2, nullptr, matvec_q5_0_avx2},
     {TensorType::kQ4_1, dot_blocks_q8_1<BlockQ4_1, codes_q4_1>},
     {TensorType::kQ5_1, dot_blocks_q8_1<BlockQ5_1, q5_codes<BlockQ5_1>>},
-    {TensorType::kQ2_K, dot_k_quant<BlockQ2_K>, gemm_k_avx2<BlockQ2_K>},
-    {TensorType::kQ3_K, dot_k_quant<BlockQ3_K>, gemm_k_avx2<BlockQ3_K>},
-    {TensorType::kQ4_K, dot_k_quant<BlockQ4_K>, gemm_k_avx2<BlockQ4_K>},
-    {TensorType::kQ5_K, dot_k_quant<BlockQ5_K>, gemm_k_avx2<BlockQ5_K>},
-    {TensorType::kQ6_K, dot_k_quant<BlockQ6_K>, gemm_k_avx2<BlockQ6_K>},
+    {TensorType::kQ2_K, dot_k_blocks<BlockQ2_K, KSumsAvx2>, gemm_k_avx2<BlockQ2_K>},
+    {TensorType::kQ3_K, dot_k_blocks<BlockQ3_K, KSumsAvx2>, gemm_k_avx2<BlockQ3_K>},
+    {TensorType::kQ4_K, dot_k_blocks<BlockQ4_K, KSumsAvx2>, gemm_k_avx2<BlockQ4_K>},
+    {TensorType::kQ5_K, dot_k_blocks<BlockQ5_K, KSumsAvx2>, gemm_k_avx2<BlockQ5_K>},
+    {TensorType::kQ6_K, dot_k_blocks<BlockQ6_K, KSumsAvx2>, gemm_k_avx2<BlockQ6_K>},
     {TensorType::kQ8_K, nullptr, nullptr, from_float_q8_K_avx2},
 };
 

@@ -13,7 +13,8 @@
 //  - Q4_K, Q6_K: the same per 256-element super-block (see below).
 //  - F32, F16, BF16: two 8-lane (row, activation) accumulators per vector.
 // Every other type keeps its AVX2 kernels: avx512_dot_kernels() is the AVX2
-// list with these gemms in place, and the VNNI matvecs of matvec_avx512.cpp.
+// list with these gemms in place, and the matvecs and Q4_K dot of
+// matvec_avx512.cpp.
 #include "quant/kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -475,6 +476,7 @@ namespace wllm {
 namespace avx512 {  // matvec_avx512.cpp
 void matvec_q4_0_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
 void matvec_q8_0_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
+float dot_q4_K_avx512(int64_t n, const void* row, const void* act);
 }  // namespace avx512
 
 const DotKernel* avx512_dot_kernels(size_t* count) {
@@ -499,6 +501,7 @@ const DotKernel* avx512_dot_kernels(size_t* count) {
       if (k.type == TensorType::kQ6_K) k.gemm = avx512::gemm_q6_K_avx512;
       if (k.type == TensorType::kQ4_0) k.matvec = avx512::matvec_q4_0_avx512;
       if (k.type == TensorType::kQ8_0) k.matvec = avx512::matvec_q8_0_avx512;
+      if (k.type == TensorType::kQ4_K) k.dot = avx512::dot_q4_K_avx512;
     }
     return list;
   }();
