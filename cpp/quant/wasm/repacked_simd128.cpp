@@ -1,7 +1,7 @@
 // SIMD128 kernels for weights repacked at load (repack.h): Q4_0, Q5_0, Q8_0
-// and Q4_K rows as Q4_0x8, Q5_0x8, Q8_0x8 and Q4_Kx8 (blocks.h). Each vector holds 4
-// rows, one per lane: a chunk of a block (2 bytes of each of the 4 rows)
-// widens to 8 int16 as it loads, and
+// and Q4_K rows as Q4_0x8, Q5_0x8, Q8_0x8 and Q4_Kx8 (blocks.h). Each vector
+// holds 4 rows, one per lane: a chunk of a block (2 bytes of each of the 4
+// rows) widens to 8 int16 as it loads, and
 // i32x4.dot_i16x8 against the activation's matching 2 elements (splatted)
 // adds each row's products into that row's own lane. So a block's 4 row sums
 // come out in one vector with no horizontal reduction, and the 8 rows' scales
@@ -303,8 +303,8 @@ void gemm_8_rows(int64_t n, const void* rows, int64_t row_stride, int n_rows, co
       tile_pointers(acts, act_stride, a0, n_acts, kActs, x);
       float* outs[kActs];
       for (int a = 0; a < kActs; ++a) outs[a] = a0 + a < n_acts ? out + (a0 + a) * out_stride + r0 : scratch;
-      run_groups<Format, kActs>(n / Format::kBlock, static_cast<const uint8_t*>(rows) + r0 * row_stride, row_stride, groups, x,
-                                outs);
+      const uint8_t* first = static_cast<const uint8_t*>(rows) + r0 * row_stride;
+      run_groups<Format, kActs>(n / Format::kBlock, first, row_stride, groups, x, outs);
     }
   }
 }
