@@ -14,48 +14,56 @@ namespace wllm {
 namespace ref {
 namespace {
 
-// Rows 8g..8g+7 (8 rows of nb Source blocks, one after another) <-> nb
-// Packed blocks (blocks.h: scales, fifth bits if any, then per half of 4
-// rows 2-byte chunks of each row's codes), through a copy of the group.
-template <typename Source, typename Packed>
-void repack_rows(uint8_t* data, int64_t n, int64_t n_rows) {
-  constexpr int kChunks = sizeof(Source::qs) / 2;
-  const int64_t nb = n / kQK;
+// Every layout's walk: rows 8g..8g+7 (nb Source blocks each, one row after
+// another) <-> nb Packed blocks, in place through a copy of the group.
+// pack(row r's block ib, r, packed block ib) fills in that row's share;
+// unpack(packed block ib, r, row r's block ib) takes it back out.
+template <typename Source, typename Packed, typename Pack>
+void repack_groups(uint8_t* data, int64_t nb, int64_t n_rows, Pack pack) {
   std::vector<Source> rows(static_cast<size_t>(8 * nb));
   for (int64_t g = 0; g < n_rows / 8; ++g) {
     uint8_t* group = data + g * 8 * nb * static_cast<int64_t>(sizeof(Source));
     std::memcpy(rows.data(), group, rows.size() * sizeof(Source));
     Packed* out = reinterpret_cast<Packed*>(group);
     for (int64_t ib = 0; ib < nb; ++ib) {
-      for (int r = 0; r < 8; ++r) {
-        const Source& b = rows[static_cast<size_t>(r * nb + ib)];
-        out[ib].d[r] = b.d;
-        if constexpr (requires { b.qh; }) std::memcpy(out[ib].qh[r], b.qh, sizeof b.qh);
-        for (int c = 0; c < kChunks; ++c) std::memcpy(&out[ib].qs[r / 4][8 * c + 2 * (r % 4)], &b.qs[2 * c], 2);
-      }
+      for (int r = 0; r < 8; ++r) pack(rows[static_cast<size_t>(r * nb + ib)], r, out[ib]);
     }
   }
 }
 
-template <typename Source, typename Packed>
-void unpack_rows(uint8_t* data, int64_t n, int64_t n_rows) {
-  constexpr int kChunks = sizeof(Source::qs) / 2;
-  const int64_t nb = n / kQK;
+template <typename Source, typename Packed, typename Unpack>
+void unpack_groups(uint8_t* data, int64_t nb, int64_t n_rows, Unpack unpack) {
   std::vector<Packed> packed(static_cast<size_t>(nb));
   for (int64_t g = 0; g < n_rows / 8; ++g) {
     uint8_t* group = data + g * 8 * nb * static_cast<int64_t>(sizeof(Source));
     std::memcpy(packed.data(), group, packed.size() * sizeof(Packed));
     Source* rows = reinterpret_cast<Source*>(group);
     for (int64_t ib = 0; ib < nb; ++ib) {
-      const Packed& p = packed[static_cast<size_t>(ib)];
-      for (int r = 0; r < 8; ++r) {
-        Source& b = rows[r * nb + ib];
-        b.d = p.d[r];
-        if constexpr (requires { b.qh; }) std::memcpy(b.qh, p.qh[r], sizeof b.qh);
-        for (int c = 0; c < kChunks; ++c) std::memcpy(&b.qs[2 * c], &p.qs[r / 4][8 * c + 2 * (r % 4)], 2);
-      }
+      for (int r = 0; r < 8; ++r) unpack(packed[static_cast<size_t>(ib)], r, rows[r * nb + ib]);
     }
   }
+}
+
+// Q4_0, Q5_0, Q8_0 <-> their x8 blocks (blocks.h: scales, fifth bits if any,
+// then per half of 4 rows 2-byte chunks of each row's codes).
+template <typename Source, typename Packed>
+void repack_rows(uint8_t* data, int64_t n, int64_t n_rows) {
+  constexpr int kChunks = sizeof(Source::qs) / 2;
+  repack_groups<Source, Packed>(data, n / kQK, n_rows, [](const Source& b, int r, Packed& out) {
+    out.d[r] = b.d;
+    if constexpr (requires { b.qh; }) std::memcpy(out.qh[r], b.qh, sizeof b.qh);
+    for (int c = 0; c < kChunks; ++c) std::memcpy(&out.qs[r / 4][8 * c + 2 * (r % 4)], &b.qs[2 * c], 2);
+  });
+}
+
+template <typename Source, typename Packed>
+void unpack_rows(uint8_t* data, int64_t n, int64_t n_rows) {
+  constexpr int kChunks = sizeof(Source::qs) / 2;
+  unpack_groups<Source, Packed>(data, n / kQK, n_rows, [](const Packed& p, int r, Source& b) {
+    b.d = p.d[r];
+    if constexpr (requires { b.qh; }) std::memcpy(b.qh, p.qh[r], sizeof b.qh);
+    for (int c = 0; c < kChunks; ++c) std::memcpy(&b.qs[2 * c], &p.qs[r / 4][8 * c + 2 * (r % 4)], 2);
+  });
 }
 
 // Q4_K rows <-> Q4_Kx8 blocks (blocks.h). A Q4_K block keeps sub-blocks 2t
@@ -89,52 +97,31 @@ void join_q4_K_pair(const uint8_t even[16], const uint8_t odd[16], uint8_t q[32]
 }
 
 void repack_q4_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
-  const int64_t nb = n / kQK_K;
-  std::vector<BlockQ4_K> rows(static_cast<size_t>(8 * nb));
-  for (int64_t g = 0; g < n_rows / 8; ++g) {
-    uint8_t* group = data + g * 8 * nb * static_cast<int64_t>(sizeof(BlockQ4_K));
-    std::memcpy(rows.data(), group, rows.size() * sizeof(BlockQ4_K));
-    BlockQ4_Kx8* out = reinterpret_cast<BlockQ4_Kx8*>(group);
-    for (int64_t ib = 0; ib < nb; ++ib) {
-      for (int r = 0; r < 8; ++r) {
-        const BlockQ4_K& b = rows[static_cast<size_t>(r * nb + ib)];
-        const int h = r / 4, k = r % 4;
-        out[ib].d[r] = b.d;
-        out[ib].dmin[r] = b.dmin;
-        for (int w = 0; w < 3; ++w) std::memcpy(&out[ib].scales[h][16 * w + 4 * k], &b.scales[4 * w], 4);
-        uint8_t codes[8][16];
-        for (int t = 0; t < 4; ++t) split_q4_K_pair(b.qs + 32 * t, codes[2 * t], codes[2 * t + 1]);
-        for (int s = 0; s < 8; ++s) {
-          for (int c = 0; c < 8; ++c) std::memcpy(&out[ib].qs[h][s][8 * c + 2 * k], &codes[s][2 * c], 2);
-        }
-      }
+  repack_groups<BlockQ4_K, BlockQ4_Kx8>(data, n / kQK_K, n_rows, [](const BlockQ4_K& b, int r, BlockQ4_Kx8& out) {
+    const int h = r / 4, k = r % 4;
+    out.d[r] = b.d;
+    out.dmin[r] = b.dmin;
+    for (int w = 0; w < 3; ++w) std::memcpy(&out.scales[h][16 * w + 4 * k], &b.scales[4 * w], 4);
+    uint8_t codes[8][16];
+    for (int t = 0; t < 4; ++t) split_q4_K_pair(b.qs + 32 * t, codes[2 * t], codes[2 * t + 1]);
+    for (int sb = 0; sb < 8; ++sb) {
+      for (int c = 0; c < 8; ++c) std::memcpy(&out.qs[h][sb][8 * c + 2 * k], &codes[sb][2 * c], 2);
     }
-  }
+  });
 }
 
 void unpack_q4_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
-  const int64_t nb = n / kQK_K;
-  std::vector<BlockQ4_Kx8> packed(static_cast<size_t>(nb));
-  for (int64_t g = 0; g < n_rows / 8; ++g) {
-    uint8_t* group = data + g * 8 * nb * static_cast<int64_t>(sizeof(BlockQ4_K));
-    std::memcpy(packed.data(), group, packed.size() * sizeof(BlockQ4_Kx8));
-    BlockQ4_K* rows = reinterpret_cast<BlockQ4_K*>(group);
-    for (int64_t ib = 0; ib < nb; ++ib) {
-      const BlockQ4_Kx8& p = packed[static_cast<size_t>(ib)];
-      for (int r = 0; r < 8; ++r) {
-        BlockQ4_K& b = rows[r * nb + ib];
-        const int h = r / 4, k = r % 4;
-        b.d = p.d[r];
-        b.dmin = p.dmin[r];
-        for (int w = 0; w < 3; ++w) std::memcpy(&b.scales[4 * w], &p.scales[h][16 * w + 4 * k], 4);
-        uint8_t codes[8][16];
-        for (int s = 0; s < 8; ++s) {
-          for (int c = 0; c < 8; ++c) std::memcpy(&codes[s][2 * c], &p.qs[h][s][8 * c + 2 * k], 2);
-        }
-        for (int t = 0; t < 4; ++t) join_q4_K_pair(codes[2 * t], codes[2 * t + 1], b.qs + 32 * t);
-      }
+  unpack_groups<BlockQ4_K, BlockQ4_Kx8>(data, n / kQK_K, n_rows, [](const BlockQ4_Kx8& p, int r, BlockQ4_K& b) {
+    const int h = r / 4, k = r % 4;
+    b.d = p.d[r];
+    b.dmin = p.dmin[r];
+    for (int w = 0; w < 3; ++w) std::memcpy(&b.scales[4 * w], &p.scales[h][16 * w + 4 * k], 4);
+    uint8_t codes[8][16];
+    for (int sb = 0; sb < 8; ++sb) {
+      for (int c = 0; c < 8; ++c) std::memcpy(&codes[sb][2 * c], &p.qs[h][sb][8 * c + 2 * k], 2);
     }
-  }
+    for (int t = 0; t < 4; ++t) join_q4_K_pair(codes[2 * t], codes[2 * t + 1], b.qs + 32 * t);
+  });
 }
 
 // The reference kernels: each group unpacked into a copy, then the source

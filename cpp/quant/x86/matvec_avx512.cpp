@@ -64,6 +64,7 @@ struct KSumsQ4_K512 {
                                              _mm256_set1_epi16(static_cast<int16_t>(2 * b)), 1);
     return _mm512_permutexvar_epi16(index, sc);
   }
+  // Inlined by force: GCC kept it out of line, returning the sums through memory.
   __attribute__((always_inline)) static KSums of(const BlockQ4_K& w, const BlockQ8_K& x) {
     const KScales s = k_scales(w);
     const __m512i sc = _mm512_castsi256_si512(s.sc), mask = _mm512_set1_epi8(15);
