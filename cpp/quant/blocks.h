@@ -80,12 +80,15 @@ struct BlockQ8_0x8 {
 };
 static_assert(sizeof(BlockQ8_0x8) == 8 * sizeof(BlockQ8_0), "block_q8_0x8 size");
 
-// Q5_0x8: the same for 8 Q5_0 rows, {f16 d[8]; u8 qh[8][4]; u8 qs[2][64]}:
-// row 8g+k's qh (its fifth bits) at qh[k], its qs in chunks as Q4_0x8.
+// Q5_0x8: 8 Q5_0 rows as {f16 d[8]; u16 qs[2][5][8]}: half h holds rows
+// 4h..4h+3 as 5 vectors of 8 16-bit words, word 2k + j of vector v row
+// 4h + k's codes (0..31) of elements 6v + j, 6v + 2 + j and 6v + 4 + j in
+// bits 0..4, 5..9 and 10..14, and bit v of element 30 + j's code in bit 15.
+// So every code bit has a place and the kernel takes 3 codes per word with
+// arithmetic shifts alone (repacked_simd128.cpp).
 struct BlockQ5_0x8 {
   uint16_t d[8];
-  uint8_t qh[8][4];
-  uint8_t qs[2][64];
+  uint16_t qs[2][5][8];
 };
 static_assert(sizeof(BlockQ5_0x8) == 8 * sizeof(BlockQ5_0), "block_q5_0x8 size");
 

@@ -44,14 +44,13 @@ void unpack_groups(uint8_t* data, int64_t nb, int64_t n_rows, Unpack unpack) {
   }
 }
 
-// Q4_0, Q5_0, Q8_0 <-> their x8 blocks (blocks.h: scales, fifth bits if any,
-// then per half of 4 rows 2-byte chunks of each row's codes).
+// Q4_0, Q8_0 <-> their x8 blocks (blocks.h: scales, then per half of 4 rows
+// 2-byte chunks of each row's codes).
 template <typename Source, typename Packed>
 void repack_rows(uint8_t* data, int64_t n, int64_t n_rows) {
   constexpr int kChunks = sizeof(Source::qs) / 2;
   repack_groups<Source, Packed>(data, n / kQK, n_rows, [](const Source& b, int r, Packed& out) {
     out.d[r] = b.d;
-    if constexpr (requires { b.qh; }) std::memcpy(out.qh[r], b.qh, sizeof b.qh);
     for (int c = 0; c < kChunks; ++c) std::memcpy(&out.qs[r / 4][8 * c + 2 * (r % 4)], &b.qs[2 * c], 2);
   });
 }
@@ -61,8 +60,58 @@ void unpack_rows(uint8_t* data, int64_t n, int64_t n_rows) {
   constexpr int kChunks = sizeof(Source::qs) / 2;
   unpack_groups<Source, Packed>(data, n / kQK, n_rows, [](const Packed& p, int r, Source& b) {
     b.d = p.d[r];
-    if constexpr (requires { b.qh; }) std::memcpy(b.qh, p.qh[r], sizeof b.qh);
     for (int c = 0; c < kChunks; ++c) std::memcpy(&b.qs[2 * c], &p.qs[r / 4][8 * c + 2 * (r % 4)], 2);
+  });
+}
+
+// Q5_0 rows <-> Q5_0x8 blocks (blocks.h): each row's 32 five-bit codes
+// (low nibble from qs, fifth bit from qh, as the dot reads them) go into its
+// 10 words, 3 codes per word plus one bit of element 30's or 31's code.
+void q5_0_codes(const BlockQ5_0& b, uint8_t codes[32]) {
+  uint32_t qh;
+  std::memcpy(&qh, b.qh, 4);  // little-endian, as the file
+  for (int i = 0; i < 16; ++i) {
+    codes[i] = static_cast<uint8_t>((b.qs[i] & 15) | ((qh >> i) & 1) << 4);
+    codes[i + 16] = static_cast<uint8_t>((b.qs[i] >> 4) | ((qh >> (i + 16)) & 1) << 4);
+  }
+}
+
+void set_q5_0_codes(const uint8_t codes[32], BlockQ5_0& b) {
+  uint32_t qh = 0;
+  for (int i = 0; i < 16; ++i) {
+    b.qs[i] = static_cast<uint8_t>((codes[i] & 15) | (codes[i + 16] & 15) << 4);
+    qh |= static_cast<uint32_t>(codes[i] >> 4) << i | static_cast<uint32_t>(codes[i + 16] >> 4) << (i + 16);
+  }
+  std::memcpy(b.qh, &qh, 4);
+}
+
+void repack_q5_0_rows(uint8_t* data, int64_t n, int64_t n_rows) {
+  repack_groups<BlockQ5_0, BlockQ5_0x8>(data, n / kQK, n_rows, [](const BlockQ5_0& b, int r, BlockQ5_0x8& out) {
+    uint8_t codes[32];
+    q5_0_codes(b, codes);
+    out.d[r] = b.d;
+    for (int v = 0; v < 5; ++v) {
+      for (int j = 0; j < 2; ++j) {
+        const int e = 6 * v + j;
+        out.qs[r / 4][v][2 * (r % 4) + j] = static_cast<uint16_t>(
+            codes[e] | codes[e + 2] << 5 | codes[e + 4] << 10 | ((codes[30 + j] >> v) & 1) << 15);
+      }
+    }
+  });
+}
+
+void unpack_q5_0_rows(uint8_t* data, int64_t n, int64_t n_rows) {
+  unpack_groups<BlockQ5_0, BlockQ5_0x8>(data, n / kQK, n_rows, [](const BlockQ5_0x8& p, int r, BlockQ5_0& b) {
+    uint8_t codes[32] = {};
+    for (int v = 0; v < 5; ++v) {
+      for (int j = 0; j < 2; ++j) {
+        const int e = 6 * v + j, word = p.qs[r / 4][v][2 * (r % 4) + j];
+        for (int t = 0; t < 3; ++t) codes[e + 2 * t] = static_cast<uint8_t>(word >> (5 * t) & 31);
+        codes[30 + j] = static_cast<uint8_t>(codes[30 + j] | (word >> 15) << v);
+      }
+    }
+    b.d = p.d[r];
+    set_q5_0_codes(codes, b);
   });
 }
 
@@ -151,8 +200,8 @@ void repack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_rows<Block
 void unpack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_rows<BlockQ4_0, BlockQ4_0x8>(data, n, n_rows); }
 void repack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_rows<BlockQ8_0, BlockQ8_0x8>(data, n, n_rows); }
 void unpack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_rows<BlockQ8_0, BlockQ8_0x8>(data, n, n_rows); }
-void repack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_rows<BlockQ5_0, BlockQ5_0x8>(data, n, n_rows); }
-void unpack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_rows<BlockQ5_0, BlockQ5_0x8>(data, n, n_rows); }
+void repack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_q5_0_rows(data, n, n_rows); }
+void unpack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q5_0_rows(data, n, n_rows); }
 void repack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { repack_q4_K_rows(data, n, n_rows); }
 void unpack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q4_K_rows(data, n, n_rows); }
 

@@ -1,9 +1,9 @@
 // SIMD128 kernels for weights repacked at load (repack.h): Q4_0, Q5_0, Q8_0
 // and Q4_K rows as Q4_0x8, Q5_0x8, Q8_0x8 and Q4_Kx8 (blocks.h). Each vector
 // holds 4 rows, one per lane: a chunk of a block (2 bytes of each of the 4
-// rows) widens to 8 int16 as it loads, and
-// i32x4.dot_i16x8 against the activation's matching 2 elements (splatted)
-// adds each row's products into that row's own lane. So a block's 4 row sums
+// rows, widened to 8 int16 as it loads; Q5_0x8: 2 words of each) meets the
+// activation's matching 2 elements (splatted) in i32x4.dot_i16x8, which adds
+// each row's products into that row's own lane. So a block's 4 row sums
 // come out in one vector with no horizontal reduction, and the 8 rows' scales
 // are one 16-byte load. The arithmetic per row is the dot's (traits.h): exact
 // int32 block sums, the block's float term into lane block % 8, the
@@ -27,8 +27,8 @@ namespace {
 // outside the activation loop so the compiler can share each chunk's weight
 // load between activations. (Fully unrolling it made Q4_0x8 and Q5_0x8
 // slower: spills.)
-template <typename Format, int kActs>
-void add_group_blocks(const typename Format::Packed* w, const PreparedQ8_0* const* x, int64_t c0, int64_t c1,
+template <typename Format, int kActs, typename Prepared>
+void add_group_blocks(const typename Format::Packed* w, const Prepared* const* x, int64_t c0, int64_t c1,
                       v128_t acc[][2][8]) {
   for (int64_t ib = c0; ib < c1; ++ib) {
     v128_t sum[kActs][2];
@@ -41,7 +41,7 @@ void add_group_blocks(const typename Format::Packed* w, const PreparedQ8_0* cons
     v128_t dw[2];
     f16x8_to_f32(wasm_v128_load(w[ib].d), &dw[0], &dw[1]);
     for (int a = 0; a < kActs; ++a) {
-      const PreparedQ8_0& p = x[a][ib - c0];
+      const Prepared& p = x[a][ib - c0];
       const v128_t dx = wasm_f32x4_splat(p.d), offset = wasm_i32x4_splat(Format::kOffset * p.sum);
       for (int h = 0; h < 2; ++h) {
         const v128_t isum = wasm_i32x4_sub(sum[a][h], offset);
@@ -54,15 +54,16 @@ void add_group_blocks(const typename Format::Packed* w, const PreparedQ8_0* cons
 
 // Every format tells run_groups its activation's block type and how that is
 // prepared (Act, Prepared, kBlock, prepare) and how its blocks add up
-// (add_blocks). The Q8_0 formats share all of it but the chunk.
-template <typename Format>
+// (add_blocks). The Q8_0 formats share all of it but the chunk (and Q5_0x8
+// its prepared activation).
+template <typename Format, typename PreparedBlock = PreparedQ8_0>
 struct Q8_0Blocks {
   using Act = BlockQ8_0;
-  using Prepared = PreparedQ8_0;
+  using Prepared = PreparedBlock;
   static constexpr int kBlock = kQK;
   static void prepare(const BlockQ8_0* x, int64_t count, PreparedQ8_0* out) { prepare_q8_0(x, count, out); }
   template <int kActs, typename Packed>  // Packed: Format::Packed, which is not complete here yet
-  static void add_blocks(const Packed* w, const PreparedQ8_0* const* x, int64_t c0, int64_t c1, v128_t acc[][2][8]) {
+  static void add_blocks(const Packed* w, const Prepared* const* x, int64_t c0, int64_t c1, v128_t acc[][2][8]) {
     add_group_blocks<Format, kActs>(w, x, c0, c1, acc);
   }
 };
@@ -85,33 +86,55 @@ struct Q4_0x8Format : Q8_0Blocks<Q4_0x8Format> {
   }
 };
 
-// Q5_0's codes are the nibbles plus a fifth bit from qh: so the low nibbles
-// are masked here (their fifth bits differ from the high ones'), each nibble
-// meets its own activation element, and 16·Σx comes off the total. Bits are
-// moved with shifts only: V8 rebuilds a vector constant at every use, which
-// costs more than the shifts do.
-struct Q5_0x8Format : Q8_0Blocks<Q5_0x8Format> {
+// Q5_0x8 (blocks.h): a word w holds codes c0, c1, c2 in bits 0..14 and one
+// bit b of element 30's or 31's code in bit 15. As a signed int16,
+// w = c0 + 32·c1 + 1024·c2 − 32768·b, and its arithmetic shifts are
+// w >> 5 = c1 + 32·c2 − 1024·b, w >> 10 = c2 − 32·b, w >> 15 = −b; so
+// w·a0 + (w >> 5)·a1 + (w >> 10)·a2 + (w >> 15)·a3 = Σ code·x when
+// a0 = x0, a1 = x1 − 32·x0, a2 = x2 − 32·x1 and a3 = −32·x2 − 2^v·x_last
+// (vector v carries bit v). PreparedQ5_0 holds those a's, which fit int16
+// (|a| ≤ 48·127), so 3 codes take 4 int16 dots and 3 shifts, no masks.
+struct PreparedQ5_0 {
+  v128_t a[5];  // vector v: a0..a3 as int16 pairs (even word, odd word)
+  float d;
+  int32_t sum;  // Σ of the 32 bytes
+};
+
+struct Q5_0x8Format : Q8_0Blocks<Q5_0x8Format, PreparedQ5_0> {
   using Packed = BlockQ5_0x8;
-  static constexpr int kChunks = 8;
+  static constexpr int kChunks = 5;
   static constexpr int32_t kOffset = 16;
-  // Lanes 2k, 2k+1: row k's qh bits 0..15 (high: 16..31), the odd lane's
-  // shifted down by one, so bit 2c of either lane is its element's fifth bit
-  // in chunk c. (The even lane's ×2 drops bit 15, which no chunk needs.)
-  static v128_t fifth_bits(const Packed& w, int h, bool high) {
-    const v128_t qh = wasm_v128_load(w.qh[4 * h]);
-    const v128_t rows = high ? wasm_i16x8_shuffle(qh, qh, 1, 1, 3, 3, 5, 5, 7, 7)
-                             : wasm_i16x8_shuffle(qh, qh, 0, 0, 2, 2, 4, 4, 6, 6);
-    return wasm_u16x8_shr(wasm_i16x8_mul(rows, wasm_i16x8_make(2, 1, 2, 1, 2, 1, 2, 1)), 1);
+
+  static void prepare(const BlockQ8_0* x, int64_t count, PreparedQ5_0* out) {
+    for (int64_t ib = 0; ib < count; ++ib) {
+      PreparedQ5_0& p = out[ib];
+      int16_t q[32];  // the 32 bytes as int16
+      v128_t rows[4];
+      block_codes_i16(x[ib], rows);
+      for (int k = 0; k < 4; ++k) wasm_v128_store(q + 8 * k, rows[k]);
+      const v128_t zero = wasm_i16x8_splat(0);
+      for (int v = 0; v < 5; ++v) {
+        // x[6v .. 6v + 5], x[30], x[31]: each word's x0 x1 x2 (pairs 0..2) and x_last.
+        const v128_t xs = wasm_i16x8_shuffle(wasm_v128_load(q + 6 * v), rows[3], 0, 1, 2, 3, 4, 5, 14, 15);
+        const v128_t previous = wasm_i16x8_shuffle(xs, zero, 8, 8, 0, 1, 2, 3, 4, 5);  // 0, x0, x1, x2 per pair
+        const v128_t last = wasm_i16x8_shuffle(xs, zero, 8, 8, 8, 8, 8, 8, 6, 7);      // 0, 0, 0, x_last
+        const v128_t a = wasm_i16x8_sub(xs, wasm_i16x8_shl(previous, 5));
+        p.a[v] = wasm_i16x8_sub(a, wasm_i16x8_add(last, wasm_i16x8_shl(last, v)));
+      }
+      const v128_t one = wasm_i16x8_splat(1), ones[4] = {one, one, one, one};
+      p.sum = total(dot_i16(rows, ones, 4));
+      p.d = f16_to_f32(x[ib].d);
+    }
   }
-  // Bit 2c of each lane as 0 or 16.
-  static v128_t fifth(v128_t bits, int c) { return wasm_u16x8_shr(wasm_i16x8_shl(wasm_u16x8_shr(bits, 2 * c), 15), 11); }
-  static v128_t chunk(const Packed& w, int h, int c, const PreparedQ8_0& p) {
-    const v128_t b = wasm_u16x8_load8x8(w.qs[h] + 8 * c);  // bytes 0..255 in 16-bit lanes
-    const v128_t low = wasm_i16x8_add(wasm_u16x8_shr(wasm_i16x8_shl(b, 12), 12), fifth(fifth_bits(w, h, false), c));
-    const v128_t high = wasm_i16x8_add(wasm_u16x8_shr(b, 4), fifth(fifth_bits(w, h, true), c));
-    const v128_t x_low = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 4 * c);
-    const v128_t x_high = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + 32 + 4 * c);
-    return wasm_i32x4_add(wasm_i32x4_dot_i16x8(low, x_low), wasm_i32x4_dot_i16x8(high, x_high));
+
+  static v128_t chunk(const Packed& w, int h, int v, const PreparedQ5_0& p) {
+    const v128_t word = wasm_v128_load(w.qs[h][v]);
+    const uint8_t* a = reinterpret_cast<const uint8_t*>(&p.a[v]);
+    const v128_t low = wasm_i32x4_add(wasm_i32x4_dot_i16x8(word, wasm_v128_load32_splat(a)),
+                                      wasm_i32x4_dot_i16x8(wasm_i16x8_shr(word, 5), wasm_v128_load32_splat(a + 4)));
+    const v128_t high = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_shr(word, 10), wasm_v128_load32_splat(a + 8)),
+                                       wasm_i32x4_dot_i16x8(wasm_i16x8_shr(word, 15), wasm_v128_load32_splat(a + 12)));
+    return wasm_i32x4_add(low, high);
   }
 };
 
