@@ -26,12 +26,64 @@ namespace {
 
 using namespace avx2;  // the reductions and scale loads the driver uses
 
+// The word indices vpermt2w takes to copy two Q4_0 blocks' 16 code bytes
+// (8 words from word 9k + 1: blocks are 9 words) into the 128-bit lanes
+// [k, k, k + 1, k + 1] of a vector, for pair p = blocks 2p, 2p + 1 of a group
+// of 8, from a window of two vectors starting at word 0 (pairs 0, 1) or 32.
+struct PairWords {
+  alignas(64) int16_t index[4][32];
+  constexpr PairWords() : index{} {
+    for (int p = 0; p < 4; ++p) {
+      const int window = p < 2 ? 0 : 32;
+      for (int half = 0; half < 2; ++half) {
+        const int first = 9 * (2 * p + half) + 1 - window;
+        for (int i = 0; i < 16; ++i) index[p][16 * half + i] = static_cast<int16_t>(first + i % 8);
+      }
+    }
+  }
+};
+constexpr PairWords kPairWords;
+alignas(64) constexpr int16_t kScaleWords[32] = {0, 9, 18, 27, 36, 45, 54, 63};  // each block's d
+
+// Lanes 2i and 2i + 1 summed, for the 16 lanes of a then of b.
+inline __m512i add_pairs(__m512i a, __m512i b) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  return _mm512_add_epi32(_mm512_permutex2var_epi32(a, even, b), _mm512_permutex2var_epi32(a, odd, b));
+}
+
 struct Q4_0Sum {
   static constexpr int32_t kOffset = 8;
   static __m256i sum(const BlockQ4_0& w, const int8_t* x) {
     const __m256i nibbles = q4_0_nibbles(w.qs);
     return _mm256_dpbusd_epi32(_mm256_setzero_si256(), nibbles,
                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)));
+  }
+  // Eight blocks (144 bytes, three loads) at once: vpermt2w lays out two
+  // blocks' codes per vector, a shift by 0 or 4 per 128-bit lane and a mask
+  // give their 64 nibbles in element order, one vpdpbusd meets them with the
+  // two blocks' activation bytes (x: 8 blocks' codes back to back). The 8
+  // scales come from the same loads (words 0, 9, .., 63); the int32 lanes
+  // fold into one total per block by lane pairs. Per 8 blocks this is about
+  // half the instructions of 8 sum() calls and sum_each's hadds.
+  static void sums8(const BlockQ4_0* w, const int8_t* x, __m256i* sums, __m256* scales) {
+    const uint8_t* bytes = reinterpret_cast<const uint8_t*>(w);
+    const __m512i v0 = _mm512_loadu_si512(bytes), v1 = _mm512_loadu_si512(bytes + 64);
+    const __m512i v2 = _mm512_zextsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 128)));
+    const __m512i shift = _mm512_setr_epi64(0, 0, 4, 4, 0, 0, 4, 4), mask = _mm512_set1_epi8(15);
+    __m512i pair_sums[4];
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; ++p) {
+      const __m512i index = _mm512_load_si512(kPairWords.index[p]);
+      const __m512i codes = p < 2 ? _mm512_permutex2var_epi16(v0, index, v1) : _mm512_permutex2var_epi16(v1, index, v2);
+      const __m512i nibbles = _mm512_and_si512(_mm512_srlv_epi64(codes, shift), mask);
+      pair_sums[p] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), nibbles, _mm512_load_si512(x + 64 * p));
+    }
+    // [8 lanes of block 2p | 8 of 2p + 1] -> 4 lanes per block -> 2 -> 1.
+    const __m512i by2 = add_pairs(add_pairs(pair_sums[0], pair_sums[1]), add_pairs(pair_sums[2], pair_sums[3]));
+    *sums = _mm512_cvtepi64_epi32(_mm512_add_epi32(by2, _mm512_srli_epi64(by2, 32)));
+    const __m512i scale_words = _mm512_load_si512(kScaleWords);
+    *scales = _mm256_cvtph_ps(_mm512_castsi512_si128(_mm512_permutex2var_epi16(v0, scale_words, v1)));
   }
 };
 
