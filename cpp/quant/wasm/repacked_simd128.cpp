@@ -61,7 +61,7 @@ struct Q8_0Blocks {
   using Act = BlockQ8_0;
   using Prepared = PreparedBlock;
   static constexpr int kBlock = kQK;
-  static void prepare(const BlockQ8_0* x, int64_t count, PreparedQ8_0* out) { prepare_q8_0(x, count, out); }
+  static void prepare(const BlockQ8_0* x, int64_t count, Prepared* out) { prepare_q8_0(x, count, out); }
   template <int kActs, typename Packed>  // Packed: Format::Packed, which is not complete here yet
   static void add_blocks(const Packed* w, const Prepared* const* x, int64_t c0, int64_t c1, v128_t acc[][2][8]) {
     add_group_blocks<Format, kActs>(w, x, c0, c1, acc);
@@ -108,22 +108,20 @@ struct Q5_0x8Format : Q8_0Blocks<Q5_0x8Format, PreparedQ5_0> {
   static void prepare(const BlockQ8_0* x, int64_t count, PreparedQ5_0* out) {
     for (int64_t ib = 0; ib < count; ++ib) {
       PreparedQ5_0& p = out[ib];
-      int16_t q[32];  // the 32 bytes as int16
-      v128_t rows[4];
-      block_codes_i16(x[ib], rows);
-      for (int k = 0; k < 4; ++k) wasm_v128_store(q + 8 * k, rows[k]);
+      PreparedQ8_0 base;  // the bytes as int16 (q), d and sum
+      prepare_q8_0(x + ib, 1, &base);
+      const int16_t* q = reinterpret_cast<const int16_t*>(base.q);
       const v128_t zero = wasm_i16x8_splat(0);
       for (int v = 0; v < 5; ++v) {
         // x[6v .. 6v + 5], x[30], x[31]: each word's x0 x1 x2 (pairs 0..2) and x_last.
-        const v128_t xs = wasm_i16x8_shuffle(wasm_v128_load(q + 6 * v), rows[3], 0, 1, 2, 3, 4, 5, 14, 15);
+        const v128_t xs = wasm_i16x8_shuffle(wasm_v128_load(q + 6 * v), base.q[3], 0, 1, 2, 3, 4, 5, 14, 15);
         const v128_t previous = wasm_i16x8_shuffle(xs, zero, 8, 8, 0, 1, 2, 3, 4, 5);  // 0, x0, x1, x2 per pair
         const v128_t last = wasm_i16x8_shuffle(xs, zero, 8, 8, 8, 8, 8, 8, 6, 7);      // 0, 0, 0, x_last
         const v128_t a = wasm_i16x8_sub(xs, wasm_i16x8_shl(previous, 5));
         p.a[v] = wasm_i16x8_sub(a, wasm_i16x8_add(last, wasm_i16x8_shl(last, v)));
       }
-      const v128_t one = wasm_i16x8_splat(1), ones[4] = {one, one, one, one};
-      p.sum = total(dot_i16(rows, ones, 4));
-      p.d = f16_to_f32(x[ib].d);
+      p.sum = base.sum;
+      p.d = base.d;
     }
   }
 
