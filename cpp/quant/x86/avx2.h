@@ -157,11 +157,11 @@ inline void prefetch_rows(const Block* const* rows, int count, int64_t ib) {
 
 // Asks for the kSize bytes that start kDotPrefetchBytes past p, one request
 // per 64-byte line (a prefetch past the end of a buffer cannot fault). A
-// single-row dot streams its row alone, which the hardware
-// prefetcher should follow, but here it kept up only with rows a whole
-// number of 64-byte lines long: TinyLlama's 5632-column q4_K rows (3168
-// bytes) ran at half the speed of 6144-column ones from memory, and
-// asking ~4.5 KB ahead (past the row's end into the next) closed the gap.
+// single-row dot streams its row alone, which the hardware prefetcher should
+// follow, but it fell behind on some row lengths: from memory, TinyLlama's
+// 5632-column q4_K rows (3168 bytes, not a whole number of lines) ran at half
+// the speed of 6144-column ones. Asking ~4.5 KB ahead (past the row's end
+// into the next) closed the gap; 8 KB did the same.
 constexpr int kDotPrefetchBytes = 4608;
 template <int kSize>
 inline void prefetch_ahead(const void* p) {
