@@ -229,9 +229,10 @@ void expect_gemm_matches_dot(const char* isa, const TypeTraits& ref, GemmFn gemm
   const int64_t unit = ref.block_size;
   for (int64_t units : {1, 3, 9, 17}) {
     const int64_t n = ref.block_size == 1 ? units * 5 + 3 : units * unit;  // float rows: odd lengths
-    for (int n_rows : {1, 2, 3, 4, 5, 7, 9}) {
+    for (int n_rows : {1, 2, 3, 4, 5, 7, 9, 70}) {
       for (int n_acts : {1, 2, 3, 5, 8, 9, 13, 33}) {
         if (few_shapes && (n_rows != 3 || n_acts != 5)) continue;
+        if (n_rows == 70 && n_acts != 9) continue;  // more rows than a kernel's chunk of rows (64), once
         for (bool extreme : {false, true}) {
           const uint32_t seed = static_cast<uint32_t>(n * 1000 + n_rows * 50 + n_acts);
           const Matrices m = make_matrices(ref, act, n, n_rows, n_acts, seed, extreme);
@@ -334,9 +335,11 @@ TEST(Kernels, EveryRepackedTypeMatchesTheDotBitForBit) {
   for (const auto& [isa, type] : types) {
     const TypeTraits& t = *find_reference_traits(static_cast<uint32_t>(type->source));
     const TypeTraits& act = *find_reference_traits(static_cast<uint32_t>(t.act_type));
-    for (int64_t blocks : {1, 9, 258, 520}) {  // 258, 520: more than one chunk of prepared activation
+    // 258, 1400: more than one chunk of prepared activation, for gemm and matvec
+    for (int64_t blocks : {1, 9, 258, 1400}) {
       const int64_t n = blocks * t.block_size, stride = row_bytes(t, n), act_stride = row_bytes(act, n);
-      for (int n_rows : {type->rows, 3 * type->rows}) {
+      for (int n_rows : {type->rows, 3 * type->rows, 9 * type->rows}) {
+        if (n_rows == 9 * type->rows && blocks != 9) continue;  // more rows than a gemm's chunk of rows (64)
         for (bool special : {false, true}) {
           const int n_acts = 3;
           std::vector<uint8_t> weights, acts;

@@ -155,53 +155,71 @@ void matvec_q8_0_family(int64_t n, const void* rows, int64_t row_stride, int n_r
 // codes (|code·scale| < 2^15), so each activation needs only int16 dots and
 // adds: Σ_j sc_j·Σ q·x = Σ (sc_j·q)·x, the same exact integer.
 
-constexpr int kKRowTile = 2;
+// A tile is one row against 8 activations (two groups of 4, one activation
+// per lane), so each sub-block's scaled codes serve 8 activations. The
+// activations are widened to int16 once for a chunk of 64 rows, a few
+// blocks at a time. (Widening once per tile of 2 rows x 4 activations, as
+// before, cost as much as the dots: TinyLlama's 2048 x 5632 q6_K matrix
+// against 64 activations in Node ran at 7.5 GMAC/s, now 16.8; 2 rows per
+// tile, or 4 activations, were slower.)
+constexpr int kKActGroups = 2;
+constexpr int kKActs = kKActGroups * kActLanes;
+constexpr int kKRowChunk = 64;
+constexpr int64_t kWideBlocks = 12;  // blocks widened at a time: 48 KiB of stack
 
-// The 256 activation bytes of a Q8_K block as int16, per tile activation.
+// A Q8_K block of the tile's 8 activations: the 256 bytes of each as int16,
+// and the scales, lane a of d[g] that of activation 4g + a.
 struct WideQ8K {
-  v128_t q[kActLanes][32];
+  v128_t q[kKActs][32];
+  v128_t d[kKActGroups];
 };
 
 inline void widen_q8_K(const BlockQ8_K* const* x, int64_t ib, WideQ8K* wide) {
-  for (int a = 0; a < kActLanes; ++a) {
+  for (int a = 0; a < kKActs; ++a) {
     for (int k = 0; k < 16; ++k) widen(wasm_v128_load(x[a][ib].qs + 16 * k), wide->q[a] + 2 * k);
+  }
+  for (int g = 0; g < kKActGroups; ++g) {
+    const BlockQ8_K* const* xg = x + kActLanes * g;
+    wide->d[g] = wasm_f32x4_make(xg[0][ib].d, xg[1][ib].d, xg[2][ib].d, xg[3][ib].d);
   }
 }
 
-// dx of the tile's 4 activations.
-inline v128_t act_scales(const BlockQ8_K* const* x, int64_t ib) {
-  return wasm_f32x4_make(x[0][ib].d, x[1][ib].d, x[2][ib].d, x[3][ib].d);
-}
-
-// The tiling every K-quant kernel shares: kKRowTile rows x kActLanes
-// activations, the activations widened once per block, and each block's
-// float term — block_term(block, wide, x, ib, dx), one lane per activation —
-// added into accumulator ib % 8, as the dot does.
+// The tiling every K-quant kernel shares: each block's float terms —
+// block_term(block, wide, x, ib, terms), terms[g] holding group g's 4
+// activations in its lanes — added into accumulator ib % 8, as the dot does.
 template <typename Block, typename BlockTerm>
 void gemm_k_quant(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                   int n_acts, float* out, int64_t out_stride, BlockTerm block_term) {
   const int64_t nb = n / kQK_K;
-  WideQ8K wide;
-  for (int r0 = 0; r0 < n_rows; r0 += kKRowTile) {
-    const Block* w[kKRowTile];
-    tile_pointers(rows, row_stride, r0, n_rows, kKRowTile, w);
-    for (int a0 = 0; a0 < n_acts; a0 += kActLanes) {
-      const BlockQ8_K* x[kActLanes];
-      tile_pointers(acts, act_stride, a0, n_acts, kActLanes, x);
-      v128_t acc[kKRowTile][8];
-      for (auto& row_acc : acc) {
-        for (v128_t& a : row_acc) a = wasm_f32x4_splat(0.0f);
-      }
-      for (int64_t ib = 0; ib < nb; ++ib) {
-        widen_q8_K(x, ib, &wide);
-        const v128_t dx = act_scales(x, ib);
-        for (int r = 0; r < kKRowTile; ++r) {
-          acc[r][ib % 8] = wasm_f32x4_add(acc[r][ib % 8], block_term(w[r][ib], wide, x, ib, dx));
+  WideQ8K wide[kWideBlocks];
+  v128_t acc[kKRowChunk][kKActGroups][8];  // [row in chunk][group][block % 8]
+  for (int r0 = 0; r0 < n_rows; r0 += kKRowChunk) {
+    const int chunk_rows = std::min(kKRowChunk, n_rows - r0);
+    for (int a0 = 0; a0 < n_acts; a0 += kKActs) {
+      const BlockQ8_K* x[kKActs];
+      tile_pointers(acts, act_stride, a0, n_acts, kKActs, x);
+      for (int r = 0; r < chunk_rows; ++r) {
+        for (auto& group : acc[r]) {
+          for (v128_t& v : group) v = wasm_f32x4_splat(0.0f);
         }
       }
-      const int n_valid = tile_valid(a0, n_acts, kActLanes);
-      for (int r = 0; r < kKRowTile && r0 + r < n_rows; ++r) {
-        store_lanes(sum_lanes8_each(acc[r]), out + r0 + r, out_stride, a0, n_valid);
+      for (int64_t c0 = 0; c0 < nb; c0 += kWideBlocks) {
+        const int64_t c1 = std::min(c0 + kWideBlocks, nb);
+        for (int64_t ib = c0; ib < c1; ++ib) widen_q8_K(x, ib, &wide[ib - c0]);
+        for (int r = 0; r < chunk_rows; ++r) {
+          const Block* w = reinterpret_cast<const Block*>(static_cast<const uint8_t*>(rows) + (r0 + r) * row_stride);
+          for (int64_t ib = c0; ib < c1; ++ib) {
+            v128_t terms[kKActGroups];
+            block_term(w[ib], wide[ib - c0], x, ib, terms);
+            for (int g = 0; g < kKActGroups; ++g) acc[r][g][ib % 8] = wasm_f32x4_add(acc[r][g][ib % 8], terms[g]);
+          }
+        }
+      }
+      for (int g = 0; g < kKActGroups && a0 + kActLanes * g < n_acts; ++g) {
+        const int first = a0 + kActLanes * g, n_valid = tile_valid(first, n_acts, kActLanes);
+        for (int r = 0; r < chunk_rows; ++r) {
+          store_lanes(sum_lanes8_each(acc[r][g]), out + r0 + r, out_stride, first, n_valid);
+        }
       }
     }
   }
@@ -216,26 +234,29 @@ template <typename Block>
 void gemm_k_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                     int n_acts, float* out, int64_t out_stride) {
   gemm_k_quant<Block>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride,
-                      [](const Block& b, const WideQ8K& wide, const BlockQ8_K* const* x, int64_t ib, v128_t dx) {
+                      [](const Block& b, const WideQ8K& wide, const BlockQ8_K* const* x, int64_t ib, v128_t* terms) {
     int16_t sc[16], m[16];
     k_scales16(b, sc, m);
-    v128_t sums[kActLanes];
+    v128_t sums[kKActs];
     for (v128_t& s : sums) s = wasm_i32x4_splat(0);
     for (int j = 0; j < 16; ++j) {
       v128_t wq[2];
       scaled_codes(b, j, sc[j], wq);
-      for (int a = 0; a < kActLanes; ++a) sums[a] = wasm_i32x4_add(sums[a], dot_i16(wq, wide.q[a] + 2 * j, 2));
+      for (int a = 0; a < kKActs; ++a) sums[a] = wasm_i32x4_add(sums[a], dot_i16(wq, wide.q[a] + 2 * j, 2));
     }
-    const v128_t t1 = wasm_f32x4_mul(wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.d))),
-                                     wasm_f32x4_convert_i32x4(sum_each(sums)));
-    if constexpr (requires { b.dmin; }) {
-      v128_t mins[kActLanes];
-      for (int a = 0; a < kActLanes; ++a) mins[a] = min_sums(x[a][ib], m);
-      const v128_t t2 = wasm_f32x4_mul(wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.dmin))),
-                                       wasm_f32x4_convert_i32x4(sum_each(mins)));
-      return wasm_f32x4_sub(t1, t2);
-    } else {
-      return t1;
+    for (int g = 0; g < kKActGroups; ++g) {
+      const v128_t dx = wide.d[g];
+      const v128_t t1 = wasm_f32x4_mul(wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.d))),
+                                       wasm_f32x4_convert_i32x4(sum_each(sums + kActLanes * g)));
+      if constexpr (requires { b.dmin; }) {
+        v128_t mins[kActLanes];
+        for (int a = 0; a < kActLanes; ++a) mins[a] = min_sums(x[kActLanes * g + a][ib], m);
+        const v128_t t2 = wasm_f32x4_mul(wasm_f32x4_mul(dx, wasm_f32x4_splat(f16_to_f32(b.dmin))),
+                                         wasm_f32x4_convert_i32x4(sum_each(mins)));
+        terms[g] = wasm_f32x4_sub(t1, t2);
+      } else {
+        terms[g] = t1;
+      }
     }
   });
 }
