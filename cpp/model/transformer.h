@@ -62,6 +62,7 @@ class Transformer {
   std::vector<float> v_;        // (B, kv_dim) values of these positions
   std::vector<float> att_out_;  // (B, q_dim) attention output, before wo
   std::vector<float> att_;      // (n_threads, n_heads / n_kv_heads, n_ctx) scores of a head group, per thread
+  std::vector<float> kv_f32_;   // (n_threads, 2, n_ctx, head_dim) f32 copies of a kv head's cache, if f16 is slow
   std::vector<float> hb_;       // (B, ffn_dim) gate, then silu(gate)·up
   std::vector<float> hb2_;      // (B, ffn_dim) up
   std::vector<float> logits_;   // (B, n_vocab)

@@ -61,6 +61,10 @@ struct KernelIsa {
   const DotKernel* (*kernels)(size_t* count);
   const MathKernels* (*math)();  // may return null: the reference's then
   const RepackedType* (*repacked)(int* count) = nullptr;  // layouts to repack weights into (repack.h)
+  // Its f16 kernels convert slowly (SIMD128 has no f16 instructions: about
+  // 18 per 8 values), so f16 rows read many times are better copied to f32
+  // once (a batch's attention over the cache; the f32 kernels give the bits).
+  bool slow_f16 = false;
 };
 const KernelIsa* kernel_isas(size_t* count);
 
@@ -70,6 +74,8 @@ const KernelIsa* kernel_isas(size_t* count);
 // ("ref": the reference kernels), to measure what each buys.
 const DotKernel* active_dot_kernels(size_t* count);
 const char* active_kernel_isa();
+// The active ISA's slow_f16 (false for the reference).
+bool active_isa_has_slow_f16();
 
 // The reference row for `type` (scalar kernels), or nullptr if unknown:
 // what tests and benchmarks compare the active kernels against.

@@ -73,7 +73,7 @@ const std::vector<TypeTraits>& active_table() {
 constexpr KernelIsa kIsas[] = {
     {"avx512", avx512_dot_kernels, avx2_math_kernels},
     {"avx2", avx2_dot_kernels, avx2_math_kernels},
-    {"simd128", simd128_dot_kernels, simd128_math_kernels, simd128_repacked_types},
+    {"simd128", simd128_dot_kernels, simd128_math_kernels, simd128_repacked_types, /*slow_f16=*/true},
     {"neon", neon_dot_kernels, nullptr},
 };
 
@@ -127,6 +127,11 @@ const RepackedType* active_repacked_types(int* count) {
 const char* active_kernel_isa() {
   const KernelIsa* isa = active_isa();
   return isa ? isa->name : "reference";
+}
+
+bool active_isa_has_slow_f16() {
+  const KernelIsa* isa = active_isa();
+  return isa && isa->slow_f16;
 }
 
 const TypeTraits* find_reference_traits(uint32_t type) {

@@ -114,6 +114,22 @@ TEST(Kernels, Aarch64RunsTheNeonKernels) {
   EXPECT_EQ(active_kernel_isa(), want);
 }
 
+// The branch-free row conversion (attention's f32 copies of the cache) gives
+// f16_to_f32's bits for every half, NaNs and infinities included, also at a
+// row length that leaves a tail after any vector width.
+TEST(Kernels, HalfRowConversionIsExactForEveryHalf) {
+  std::vector<uint16_t> halves(65536 + 3);
+  for (size_t i = 0; i < halves.size(); ++i) halves[i] = static_cast<uint16_t>(i);
+  std::vector<float> got(halves.size());
+  f16_row_to_f32(halves.data(), got.data(), static_cast<int64_t>(halves.size()));
+  int mismatches = 0;
+  for (size_t i = 0; i < halves.size(); ++i) {
+    const float want = f16_to_f32(halves[i]);
+    mismatches += std::memcmp(&want, &got[i], sizeof want) != 0;
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
 #if defined(__wasm_simd128__)
 // SIMD128 has no f16 conversion: the kernels' own (bit shifts and a scaling
 // multiply) must give f16_to_f32's bits for every half, NaNs and infinities

@@ -36,8 +36,7 @@ float dot_f32_f32(int64_t n, const void* row, const void* act) {
 }
 
 void to_float_f16(const void* src, float* dst, int64_t n) {
-  const uint16_t* h = static_cast<const uint16_t*>(src);
-  for (int64_t i = 0; i < n; ++i) dst[i] = f16_to_f32(h[i]);
+  f16_row_to_f32(static_cast<const uint16_t*>(src), dst, n);
 }
 
 void from_float_f16(const float* src, void* dst, int64_t n) {
