@@ -1,33 +1,37 @@
 #!/usr/bin/env bash
-# Builds the two wasm variants with Emscripten and copies them into dist/wasm:
+# Builds the wasm variants with Emscripten and copies them into dist/wasm:
 #   wasm-llm-mt.{js,wasm,worker.js}      threaded (pthreads, needs SharedArrayBuffer), Node glue
 #   wasm-llm-st.{js,wasm}                single-threaded, Node glue
 #   wasm-llm-{mt,st}-web.{js,wasm,...}   the same for browsers (ES module glue)
+#   wasm-llm-{mt,st}-relaxed-web.*       the same with relaxed SIMD, for browsers that run it
 #   wasm-llm-cli.{js,wasm,worker.js}     the command-line tool for Node (threaded)
-# Each variant has its own build directory (build/wasm-mt, build/wasm-st)
-# because -pthread must be on the compile of every object. Build logs go to
-# build/wasm-*/build.log; on failure the errors are shown.
+# Each variant has its own build directory (build/wasm-mt, build/wasm-st, ...)
+# because -pthread (and the relaxed kernels' compiler) must be on the compile
+# of every object. Build logs go to build/wasm-*/build.log; on failure the
+# errors are shown.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian's emscripten needs Debian's acorn; node here may come from elsewhere.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 
-if ! command -v em++ >/dev/null; then
-  echo "build-wasm: installing emscripten with apt-get"
+if ! command -v em++ >/dev/null || ! command -v clang++-19 >/dev/null; then
+  echo "build-wasm: installing emscripten and clang-19 with apt-get"
   sudo_cmd=()
   [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq emscripten >/dev/null
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq emscripten clang-19 >/dev/null
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p dist/wasm
-for variant in mt st; do
+for variant in mt st mt-relaxed st-relaxed; do
   dir=build/wasm-$variant
-  threads=$([ "$variant" = mt ] && echo ON || echo OFF)
+  threads=$([ "${variant%-relaxed}" = mt ] && echo ON || echo OFF)
+  relaxed=$([ "$variant" != "${variant%-relaxed}" ] && echo ON || echo OFF)
   mkdir -p "$dir"
-  if ! emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DWLLM_WASM_THREADS="$threads" >"$dir/configure.log" 2>&1; then
+  if ! emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DWLLM_WASM_THREADS="$threads" \
+      -DWLLM_WASM_RELAXED="$relaxed" >"$dir/configure.log" 2>&1; then
     tail -30 "$dir/configure.log"
     exit 1
   fi

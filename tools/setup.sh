@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing wasm-llm needs on a Debian machine:
-# the C++ toolchain, GoogleTest, Emscripten, the aarch64 cross compiler and
+# the C++ toolchain, GoogleTest, Emscripten (and clang 19 for the relaxed-SIMD
+# kernels, cmake/relaxed-simd-cxx.sh), the aarch64 cross compiler and
 # qemu (tools/test-arm-kernels.sh), and Chromium (for the browser tests; never
 # a downloaded browser) from apt, and the npm dependencies.
 # Idempotent and quick when everything is already there.
@@ -16,7 +17,7 @@ for arg in "$@"; do
   esac
 done
 
-apt_packages=(cmake g++ make libgtest-dev emscripten g++-aarch64-linux-gnu qemu-user chromium)
+apt_packages=(cmake g++ make libgtest-dev emscripten clang-19 g++-aarch64-linux-gnu qemu-user chromium)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

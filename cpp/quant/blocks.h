@@ -66,6 +66,9 @@ static_assert(sizeof(BlockQ8_0) == 34, "block_q8_0 size");
 // rows 8g..8g+7 is {f16 d[8]; u8 qs[2][64]}, d[k] row 8g+k's scale; half h
 // holds rows 4h..4h+3 as 8 chunks of 8 bytes, chunk c = bytes 2c and 2c+1 of
 // row 4h+k's qs at 2k, 2k+1. The same 144 bytes as the 8 rows' Q4_0 blocks.
+// Q4_0x8i4, for the relaxed-SIMD kernels, is the same struct with 4-byte
+// chunks: half h as 4 chunks of 16 bytes, chunk c = bytes 4c..4c+3 of row
+// 4h+k's qs at 4k..4k+3, so one 4-byte group per lane meets the relaxed dot.
 struct BlockQ4_0x8 {
   uint16_t d[8];
   uint8_t qs[2][64];

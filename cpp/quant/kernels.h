@@ -30,6 +30,10 @@ const DotKernel* avx2_dot_kernels(size_t* count);
 const DotKernel* avx512_dot_kernels(size_t* count);
 // The wasm SIMD128 kernels, or an empty list when built without -msimd128.
 const DotKernel* simd128_dot_kernels(size_t* count);
+// The wasm relaxed-SIMD kernels (the SIMD128 list; repacked layouts for the
+// relaxed dot, relaxed_repacked.cpp), or an empty list when built without
+// -mrelaxed-simd: only the relaxed wasm variant, for engines that run it.
+const DotKernel* relaxed_dot_kernels(size_t* count);
 // The aarch64 NEON kernels, or an empty list when not built for aarch64.
 const DotKernel* neon_dot_kernels(size_t* count);
 
@@ -51,6 +55,8 @@ const MathKernels& math_kernels();
 
 // The SIMD128 repacked types (repack.h), or an empty list without -msimd128.
 const RepackedType* simd128_repacked_types(int* count);
+// The relaxed-SIMD ones (SIMD128's where relaxed SIMD has none of its own).
+const RepackedType* relaxed_repacked_types(int* count);
 // The active ISA's repacked types (none for the reference).
 const RepackedType* active_repacked_types(int* count);
 
@@ -69,7 +75,7 @@ struct KernelIsa {
 const KernelIsa* kernel_isas(size_t* count);
 
 // The kernels the traits table uses on this machine, and their ISA's name:
-// the first ISA with kernels ("avx512", "avx2", "simd128", "neon"), or "reference"
+// the first ISA with kernels ("avx512", "avx2", "relaxed", "simd128", "neon"), or "reference"
 // when there are none. WLLM_KERNELS=<name> picks a listed ISA instead
 // ("ref": the reference kernels), to measure what each buys.
 const DotKernel* active_dot_kernels(size_t* count);

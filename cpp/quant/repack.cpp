@@ -45,22 +45,27 @@ void unpack_groups(uint8_t* data, int64_t nb, int64_t n_rows, Unpack unpack) {
 }
 
 // Q4_0, Q8_0 <-> their x8 blocks (blocks.h: scales, then per half of 4 rows
-// 2-byte chunks of each row's codes).
-template <typename Source, typename Packed>
+// chunks of kWidth bytes of each row's codes: chunk c holds bytes
+// kWidth·c .. kWidth·c + kWidth − 1 of row 4h + k at kWidth·k).
+template <typename Source, typename Packed, int kWidth>
 void repack_rows(uint8_t* data, int64_t n, int64_t n_rows) {
-  constexpr int kChunks = sizeof(Source::qs) / 2;
+  constexpr int kChunks = sizeof(Source::qs) / kWidth;
   repack_groups<Source, Packed>(data, n / kQK, n_rows, [](const Source& b, int r, Packed& out) {
     out.d[r] = b.d;
-    for (int c = 0; c < kChunks; ++c) std::memcpy(&out.qs[r / 4][8 * c + 2 * (r % 4)], &b.qs[2 * c], 2);
+    for (int c = 0; c < kChunks; ++c) {
+      std::memcpy(&out.qs[r / 4][4 * kWidth * c + kWidth * (r % 4)], &b.qs[kWidth * c], kWidth);
+    }
   });
 }
 
-template <typename Source, typename Packed>
+template <typename Source, typename Packed, int kWidth>
 void unpack_rows(uint8_t* data, int64_t n, int64_t n_rows) {
-  constexpr int kChunks = sizeof(Source::qs) / 2;
+  constexpr int kChunks = sizeof(Source::qs) / kWidth;
   unpack_groups<Source, Packed>(data, n / kQK, n_rows, [](const Packed& p, int r, Source& b) {
     b.d = p.d[r];
-    for (int c = 0; c < kChunks; ++c) std::memcpy(&b.qs[2 * c], &p.qs[r / 4][8 * c + 2 * (r % 4)], 2);
+    for (int c = 0; c < kChunks; ++c) {
+      std::memcpy(&b.qs[kWidth * c], &p.qs[r / 4][4 * kWidth * c + kWidth * (r % 4)], kWidth);
+    }
   });
 }
 
@@ -196,10 +201,14 @@ void gemm_unpacked(int64_t n, const void* rows, int64_t row_stride, int n_rows, 
 
 }  // namespace
 
-void repack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_rows<BlockQ4_0, BlockQ4_0x8>(data, n, n_rows); }
-void unpack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_rows<BlockQ4_0, BlockQ4_0x8>(data, n, n_rows); }
-void repack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_rows<BlockQ8_0, BlockQ8_0x8>(data, n, n_rows); }
-void unpack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_rows<BlockQ8_0, BlockQ8_0x8>(data, n, n_rows); }
+// The 8-row layouts of 32-element blocks: the SIMD128 kernels read 2-byte
+// chunks, the relaxed-SIMD ones 4-byte chunks (i4).
+void repack_q4_0x8(uint8_t* data, int64_t n, int64_t rows) { repack_rows<BlockQ4_0, BlockQ4_0x8, 2>(data, n, rows); }
+void unpack_q4_0x8(uint8_t* data, int64_t n, int64_t rows) { unpack_rows<BlockQ4_0, BlockQ4_0x8, 2>(data, n, rows); }
+void repack_q4_0x8i4(uint8_t* data, int64_t n, int64_t rows) { repack_rows<BlockQ4_0, BlockQ4_0x8, 4>(data, n, rows); }
+void unpack_q4_0x8i4(uint8_t* data, int64_t n, int64_t rows) { unpack_rows<BlockQ4_0, BlockQ4_0x8, 4>(data, n, rows); }
+void repack_q8_0x8(uint8_t* data, int64_t n, int64_t rows) { repack_rows<BlockQ8_0, BlockQ8_0x8, 2>(data, n, rows); }
+void unpack_q8_0x8(uint8_t* data, int64_t n, int64_t rows) { unpack_rows<BlockQ8_0, BlockQ8_0x8, 2>(data, n, rows); }
 void repack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_q5_0_rows(data, n, n_rows); }
 void unpack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q5_0_rows(data, n, n_rows); }
 void repack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { repack_q4_K_rows(data, n, n_rows); }
@@ -212,6 +221,9 @@ using ref::gemm_unpacked, ref::matvec_unpacked;
 constexpr RepackedType kReferenceRepacked[] = {
     {"q4_0x8", TensorType::kQ4_0, 8, ref::repack_q4_0x8, ref::unpack_q4_0x8,
      matvec_unpacked<ref::unpack_q4_0x8, ref::dot_q4_0_q8_0>, gemm_unpacked<ref::unpack_q4_0x8, ref::dot_q4_0_q8_0>},
+    {"q4_0x8i4", TensorType::kQ4_0, 8, ref::repack_q4_0x8i4, ref::unpack_q4_0x8i4,
+     matvec_unpacked<ref::unpack_q4_0x8i4, ref::dot_q4_0_q8_0>,
+     gemm_unpacked<ref::unpack_q4_0x8i4, ref::dot_q4_0_q8_0>},
     {"q5_0x8", TensorType::kQ5_0, 8, ref::repack_q5_0x8, ref::unpack_q5_0x8,
      matvec_unpacked<ref::unpack_q5_0x8, ref::dot_q5_0_q8_0>, gemm_unpacked<ref::unpack_q5_0x8, ref::dot_q5_0_q8_0>},
     {"q8_0x8", TensorType::kQ8_0, 8, ref::repack_q8_0x8, ref::unpack_q8_0x8,

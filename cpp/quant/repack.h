@@ -50,6 +50,8 @@ const RepackedType* reference_repacked_types(int* count);
 namespace ref {
 void repack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows);
 void unpack_q4_0x8(uint8_t* data, int64_t n, int64_t n_rows);
+void repack_q4_0x8i4(uint8_t* data, int64_t n, int64_t n_rows);
+void unpack_q4_0x8i4(uint8_t* data, int64_t n, int64_t n_rows);
 void repack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows);
 void unpack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows);
 void repack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows);

@@ -1,0 +1,148 @@
+// Relaxed-SIMD kernels for weights repacked at load (repack.h), built only
+// into the relaxed wasm variant (-mrelaxed-simd; clang 19 compiles this file,
+// see CMakeLists.txt). i32x4.relaxed_dot_i8x16_i7x16_add multiplies 16 signed
+// bytes by 16 bytes and adds each lane's 4 products to it: one instruction
+// where the i16 dot (repacked_simd128.cpp) takes a widening and a dot per 8
+// products (V8 on x86 runs it as one vpdpbusd). Its result is
+// implementation-defined only when a byte of the second operand has its top
+// bit set; these kernels only pass codes of 0..15 there, so every engine
+// computes the same exact integer sums, and the rest is the dot's arithmetic
+// (traits.h): the same bits as every other build.
+//
+// Q4_0 rows go into Q4_0x8i4 (blocks.h): 4 bytes of each of 4 rows per
+// vector, so one relaxed dot adds 4 codes × 4 activation bytes into each
+// row's own lane. Rows × 64 activations in Chromium: 38 -> 60 GMAC/s; rows ×
+// one activation 26 -> 38.
+#include "quant/kernels.h"
+
+#if defined(__wasm_relaxed_simd__)
+
+#include <vector>
+
+#include "quant/wasm/repacked_driver.h"
+#include "quant/wasm/simd128.h"
+
+namespace wllm::simd128 {
+namespace {
+
+// A Q8_0 activation block as the relaxed dot reads it: its 32 bytes as they
+// are, its scale and the sum of its bytes.
+struct PreparedBytesQ8_0 {
+  v128_t q[2];
+  float d;
+  int32_t sum;
+};
+
+void prepare_bytes_q8_0(const BlockQ8_0* x, int64_t count, PreparedBytesQ8_0* out) {
+  const v128_t ones = wasm_i8x16_splat(1);
+  for (int64_t ib = 0; ib < count; ++ib) {
+    PreparedBytesQ8_0& p = out[ib];
+    p.q[0] = wasm_v128_load(x[ib].qs);
+    p.q[1] = wasm_v128_load(x[ib].qs + 16);
+    const v128_t sums = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(p.q[0], ones, wasm_i32x4_splat(0));
+    p.sum = total(wasm_i32x4_relaxed_dot_i8x16_i7x16_add(p.q[1], ones, sums));
+    p.d = f16_to_f32(x[ib].d);
+  }
+}
+
+// Q4_0x8i4 against Q8_0: Σ (u − 8)·x = Σ u·x − 8·Σx, so each row's sum
+// starts at −8·Σx and adds the unsigned nibbles' products. Chunk c of a half
+// holds bytes 4c..4c+3 of its 4 rows: their low nibbles are elements 4c..4c+3
+// and their high nibbles 16 + 4c.., against the activation's bytes at 4c and
+// 16 + 4c splatted to every lane.
+struct Q4_0x8i4Format {
+  using Packed = BlockQ4_0x8;
+  using Act = BlockQ8_0;
+  using Prepared = PreparedBytesQ8_0;
+  static constexpr int kBlock = kQK;
+  // Activations per gemm tile (rows × 64 activations in Chromium: 4 ran at
+  // 36 GMAC/s, 6 at 56, 8 at 60, 12 at 43).
+  static constexpr int kGemmActs = 8;
+
+  static void prepare(const BlockQ8_0* x, int64_t count, Prepared* out) { prepare_bytes_q8_0(x, count, out); }
+
+  // The halves one after the other keep the live vectors within V8's 16
+  // registers. One activation has two sum chains (low and high nibbles), as
+  // a chain of dependent relaxed dots waits on each one's latency; with more
+  // activations their chains overlap.
+  template <int kActs>
+  static void add_blocks(const Packed* w, const Prepared* const* x, int64_t c0, int64_t c1, v128_t acc[][2][8]) {
+    constexpr int kChains = kActs == 1 ? 2 : 1;
+    for (int64_t ib = c0; ib < c1; ++ib) {
+      v128_t dw[2];
+      f16x8_to_f32(wasm_v128_load(w[ib].d), &dw[0], &dw[1]);
+      for (int h = 0; h < 2; ++h) {
+        v128_t sum[kChains][kActs];
+        for (int a = 0; a < kActs; ++a) {
+          sum[0][a] = wasm_i32x4_splat(-8 * x[a][ib - c0].sum);
+          if (kChains == 2) sum[kChains - 1][a] = wasm_i32x4_splat(0);
+        }
+        for (int c = 0; c < 4; ++c) {
+          const v128_t bytes = wasm_v128_load(w[ib].qs[h] + 16 * c);
+          const v128_t low = wasm_v128_and(bytes, wasm_i8x16_splat(15));
+          const v128_t high = wasm_v128_and(wasm_u16x8_shr(bytes, 4), wasm_i8x16_splat(15));
+          for (int a = 0; a < kActs; ++a) {
+            const uint8_t* q = reinterpret_cast<const uint8_t*>(x[a][ib - c0].q);
+            sum[0][a] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(wasm_v128_load32_splat(q + 4 * c), low, sum[0][a]);
+            sum[kChains - 1][a] =
+                wasm_i32x4_relaxed_dot_i8x16_i7x16_add(wasm_v128_load32_splat(q + 16 + 4 * c), high, sum[kChains - 1][a]);
+          }
+        }
+        for (int a = 0; a < kActs; ++a) {
+          const v128_t isum = kChains == 2 ? wasm_i32x4_add(sum[0][a], sum[kChains - 1][a]) : sum[0][a];
+          const v128_t dx = wasm_f32x4_splat(x[a][ib - c0].d);
+          const v128_t term = wasm_f32x4_mul(wasm_f32x4_mul(dw[h], dx), wasm_f32x4_convert_i32x4(isum));
+          acc[a][h][ib % 8] = wasm_f32x4_add(acc[a][h][ib % 8], term);
+        }
+      }
+    }
+  }
+};
+
+constexpr RepackedType kRelaxedRepacked[] = {
+    {"q4_0x8i4", TensorType::kQ4_0, 8, ref::repack_q4_0x8i4, ref::unpack_q4_0x8i4, matvec_8_rows<Q4_0x8i4Format>,
+     gemm_8_rows<Q4_0x8i4Format>},
+};
+
+}  // namespace
+}  // namespace wllm::simd128
+
+namespace wllm {
+
+// The SIMD128 kernels: every type's dot, gemm and matvec there run as well
+// here (relaxed SIMD adds instructions, it takes none away).
+const DotKernel* relaxed_dot_kernels(size_t* count) { return simd128_dot_kernels(count); }
+
+// The relaxed layouts, then SIMD128's for the types that have none here.
+const RepackedType* relaxed_repacked_types(int* count) {
+  static const std::vector<RepackedType> types = [] {
+    std::vector<RepackedType> list(std::begin(simd128::kRelaxedRepacked), std::end(simd128::kRelaxedRepacked));
+    int n = 0;
+    const RepackedType* simd = simd128_repacked_types(&n);
+    for (int i = 0; i < n; ++i) {
+      bool covered = false;
+      for (const RepackedType& own : simd128::kRelaxedRepacked) covered = covered || own.source == simd[i].source;
+      if (!covered) list.push_back(simd[i]);
+    }
+    return list;
+  }();
+  *count = static_cast<int>(types.size());
+  return types.data();
+}
+
+}  // namespace wllm
+
+#else  // built without relaxed SIMD
+
+namespace wllm {
+const DotKernel* relaxed_dot_kernels(size_t* count) {
+  *count = 0;
+  return nullptr;
+}
+const RepackedType* relaxed_repacked_types(int* count) {
+  *count = 0;
+  return nullptr;
+}
+}  // namespace wllm
+
+#endif
