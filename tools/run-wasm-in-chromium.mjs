@@ -2,7 +2,7 @@
 // -sSINGLE_FILE -sEXIT_RUNTIME=1) in headless Chromium, prints what it
 // prints and exits with its exit code: for wasm that Node's V8 cannot run,
 // as the relaxed-SIMD kernel tests (tools/test-wasm-kernels.sh).
-//   node tools/run-wasm-in-chromium.mjs build/wasm-kernels-relaxed/kernels_test.js
+//   node tools/run-wasm-in-chromium.mjs PROGRAM.js [ARGUMENT...]
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,7 +12,7 @@ const TIMEOUT_MS = 15 * 60 * 1000;
 
 const glue = path.resolve(process.argv[2] ?? '');
 if (!process.argv[2] || !fs.existsSync(glue)) {
-  console.error('usage: node tools/run-wasm-in-chromium.mjs PROGRAM.js');
+  console.error('usage: node tools/run-wasm-in-chromium.mjs PROGRAM.js [ARGUMENT...]');
   process.exit(2);
 }
 const dir = path.dirname(glue);
@@ -22,6 +22,7 @@ fs.writeFileSync(
 <script>
   window.output = [];
   var Module = {
+    arguments: ${JSON.stringify(process.argv.slice(3))},
     print: (text) => output.push(text),
     printErr: (text) => output.push(text),
     onExit: (code) => { window.exitCode = code; },
