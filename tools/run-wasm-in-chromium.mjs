@@ -1,7 +1,9 @@
 // Runs an Emscripten program built for the web (-sENVIRONMENT=web
 // -sSINGLE_FILE -sEXIT_RUNTIME=1) in headless Chromium, prints what it
 // prints and exits with its exit code: for wasm that Node's V8 cannot run,
-// as the relaxed-SIMD kernel tests (tools/test-wasm-kernels.sh).
+// as the relaxed-SIMD kernel tests (tools/test-wasm-kernels.sh). WLLM_*
+// environment variables are passed on (WLLM_KERNELS=simd128: the SIMD128
+// kernels of the same build).
 //   node tools/run-wasm-in-chromium.mjs PROGRAM.js [ARGUMENT...]
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +18,7 @@ if (!process.argv[2] || !fs.existsSync(glue)) {
   process.exit(2);
 }
 const dir = path.dirname(glue);
+const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('WLLM_')));
 fs.writeFileSync(
   path.join(dir, 'run.html'),
   `<!doctype html>
@@ -23,6 +26,7 @@ fs.writeFileSync(
   window.output = [];
   var Module = {
     arguments: ${JSON.stringify(process.argv.slice(3))},
+    preRun: [() => Object.assign(ENV, ${JSON.stringify(env)})],
     print: (text) => output.push(text),
     printErr: (text) => output.push(text),
     onExit: (code) => { window.exitCode = code; },

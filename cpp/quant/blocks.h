@@ -168,7 +168,8 @@ static_assert(sizeof(BlockQ6_K) == 210, "block_q6_K size");
 // bytes, chunk c = bytes 2c, 2c+1 of row 4h+k's codes at 2k, 2k+1, where a
 // row's code byte l (0..15) holds element l of the sub-block in its low nibble
 // and element l + 16 in its high nibble (as a Q4_0 block's). The same 1152
-// bytes as the 8 rows' Q4_K blocks.
+// bytes as the 8 rows' Q4_K blocks. Q4_Kx8i4 (relaxed SIMD) has 4-byte
+// chunks instead, as Q4_0x8i4: 4 chunks of 16 bytes per sub-block and half.
 struct BlockQ4_Kx8 {
   uint16_t d[8];
   uint16_t dmin[8];

@@ -150,6 +150,8 @@ void join_q4_K_pair(const uint8_t even[16], const uint8_t odd[16], uint8_t q[32]
   }
 }
 
+// kWidth: the bytes of a row per chunk, as for Q4_0x8 (2, or 4 for i4).
+template <int kWidth>
 void repack_q4_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
   repack_groups<BlockQ4_K, BlockQ4_Kx8>(data, n / kQK_K, n_rows, [](const BlockQ4_K& b, int r, BlockQ4_Kx8& out) {
     const int h = r / 4, k = r % 4;
@@ -159,11 +161,14 @@ void repack_q4_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
     uint8_t codes[8][16];
     for (int t = 0; t < 4; ++t) split_q4_K_pair(b.qs + 32 * t, codes[2 * t], codes[2 * t + 1]);
     for (int sb = 0; sb < 8; ++sb) {
-      for (int c = 0; c < 8; ++c) std::memcpy(&out.qs[h][sb][8 * c + 2 * k], &codes[sb][2 * c], 2);
+      for (int c = 0; c < 16 / kWidth; ++c) {
+        std::memcpy(&out.qs[h][sb][4 * kWidth * c + kWidth * k], &codes[sb][kWidth * c], kWidth);
+      }
     }
   });
 }
 
+template <int kWidth>
 void unpack_q4_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
   unpack_groups<BlockQ4_K, BlockQ4_Kx8>(data, n / kQK_K, n_rows, [](const BlockQ4_Kx8& p, int r, BlockQ4_K& b) {
     const int h = r / 4, k = r % 4;
@@ -172,7 +177,9 @@ void unpack_q4_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
     for (int w = 0; w < 3; ++w) std::memcpy(&b.scales[4 * w], &p.scales[h][16 * w + 4 * k], 4);
     uint8_t codes[8][16];
     for (int sb = 0; sb < 8; ++sb) {
-      for (int c = 0; c < 8; ++c) std::memcpy(&codes[sb][2 * c], &p.qs[h][sb][8 * c + 2 * k], 2);
+      for (int c = 0; c < 16 / kWidth; ++c) {
+        std::memcpy(&codes[sb][kWidth * c], &p.qs[h][sb][4 * kWidth * c + kWidth * k], kWidth);
+      }
     }
     for (int t = 0; t < 4; ++t) join_q4_K_pair(codes[2 * t], codes[2 * t + 1], b.qs + 32 * t);
   });
@@ -211,8 +218,10 @@ void repack_q8_0x8(uint8_t* data, int64_t n, int64_t rows) { repack_rows<BlockQ8
 void unpack_q8_0x8(uint8_t* data, int64_t n, int64_t rows) { unpack_rows<BlockQ8_0, BlockQ8_0x8, 2>(data, n, rows); }
 void repack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_q5_0_rows(data, n, n_rows); }
 void unpack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q5_0_rows(data, n, n_rows); }
-void repack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { repack_q4_K_rows(data, n, n_rows); }
-void unpack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q4_K_rows(data, n, n_rows); }
+void repack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { repack_q4_K_rows<2>(data, n, n_rows); }
+void unpack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q4_K_rows<2>(data, n, n_rows); }
+void repack_q4_Kx8i4(uint8_t* data, int64_t n, int64_t n_rows) { repack_q4_K_rows<4>(data, n, n_rows); }
+void unpack_q4_Kx8i4(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q4_K_rows<4>(data, n, n_rows); }
 
 }  // namespace ref
 
@@ -230,6 +239,9 @@ constexpr RepackedType kReferenceRepacked[] = {
      matvec_unpacked<ref::unpack_q8_0x8, ref::dot_q8_0_q8_0>, gemm_unpacked<ref::unpack_q8_0x8, ref::dot_q8_0_q8_0>},
     {"q4_Kx8", TensorType::kQ4_K, 8, ref::repack_q4_Kx8, ref::unpack_q4_Kx8,
      matvec_unpacked<ref::unpack_q4_Kx8, ref::dot_q4_K_q8_K>, gemm_unpacked<ref::unpack_q4_Kx8, ref::dot_q4_K_q8_K>},
+    {"q4_Kx8i4", TensorType::kQ4_K, 8, ref::repack_q4_Kx8i4, ref::unpack_q4_Kx8i4,
+     matvec_unpacked<ref::unpack_q4_Kx8i4, ref::dot_q4_K_q8_K>,
+     gemm_unpacked<ref::unpack_q4_Kx8i4, ref::dot_q4_K_q8_K>},
 };
 }  // namespace
 

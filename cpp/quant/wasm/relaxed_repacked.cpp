@@ -11,8 +11,10 @@
 //
 // Q4_0 rows go into Q4_0x8i4 (blocks.h): 4 bytes of each of 4 rows per
 // vector, so one relaxed dot adds 4 codes × 4 activation bytes into each
-// row's own lane. Rows × 64 activations in Chromium: 38 -> 60 GMAC/s; rows ×
-// one activation 26 -> 38.
+// row's own lane. Q4_K rows go into Q4_Kx8i4, whose sub-blocks are laid out
+// the same. In Chromium, SIMD128 -> relaxed kernels of the same build
+// (WLLM_KERNELS=simd128 bash bench/kernels.sh chromium, then without), GMAC/s:
+// q4_0 rows × 64 activations 34 -> 60, × 1 28 -> 40; q4_K 28 -> 64, 29 -> 43.
 #include "quant/kernels.h"
 
 #if defined(__wasm_relaxed_simd__)
@@ -55,9 +57,9 @@ struct Q4_0x8i4Format {
   using Act = BlockQ8_0;
   using Prepared = PreparedBytesQ8_0;
   static constexpr int kBlock = kQK;
-  // Activations per gemm tile (rows × 64 activations in Chromium: 4 ran at
-  // 36 GMAC/s, 6 at 56, 8 at 60, 12 at 43).
-  static constexpr int kGemmActs = 8;
+  // Activations per gemm tile (rows × 64 activations in Chromium, GMAC/s:
+  // 2: 43, 3: 50, 4: 59, 5: 53, 8: 45; V8's register allocation decides).
+  static constexpr int kGemmActs = 4;
 
   static void prepare(const BlockQ8_0* x, int64_t count, Prepared* out) { prepare_bytes_q8_0(x, count, out); }
 
@@ -99,9 +101,92 @@ struct Q4_0x8i4Format {
   }
 };
 
+// A Q8_K activation block as the relaxed dot reads it: its 256 bytes as they
+// are, its sub-block sums (for the mins) and its scale.
+struct PreparedBytesQ8_K {
+  v128_t q[16];
+  int16_t sums[8];  // in the order q4_Kx8_min_total takes them
+  float d;
+};
+
+// Q4_Kx8i4 against Q8_K: each 32-element sub-block adds up as a Q4_0x8i4
+// block does (without the −8), each row's sum then meets its 6-bit scale in
+// i32x4.mul (sumi), the mins meet the activation's sub-block sums in int16
+// dots (summ), and term = (d_x·d)·sumi − (d_x·dmin)·summ as the reference.
+struct Q4_Kx8i4Format {
+  using Packed = BlockQ4_Kx8;
+  using Act = BlockQ8_K;
+  using Prepared = PreparedBytesQ8_K;
+  static constexpr int kBlock = kQK_K;
+  // Activations per gemm tile (rows × 64 activations in Chromium, GMAC/s:
+  // 2: 37, 3: 62, 4: 57, 6: 53, 8: 30).
+  static constexpr int kGemmActs = 3;
+
+  static void prepare(const BlockQ8_K* x, int64_t count, Prepared* out) {
+    for (int64_t ib = 0; ib < count; ++ib) {
+      for (int k = 0; k < 16; ++k) out[ib].q[k] = wasm_v128_load(x[ib].qs + 16 * k);
+      q4_Kx8_act_sums(x[ib], out[ib].sums);
+      out[ib].d = x[ib].d;
+    }
+  }
+
+  // As Q4_0x8i4Format's: the halves in turn, two sum chains for one activation.
+  template <int kActs>
+  static void add_blocks(const Packed* w, const Prepared* const* x, int64_t c0, int64_t c1, v128_t acc[][2][8]) {
+    constexpr int kChains = kActs == 1 ? 2 : 1;
+    for (int64_t ib = c0; ib < c1; ++ib) {
+      const BlockQ4_Kx8& b = w[ib];
+      v128_t d[2], dmin[2];
+      f16x8_to_f32(wasm_v128_load(b.d), &d[0], &d[1]);
+      f16x8_to_f32(wasm_v128_load(b.dmin), &dmin[0], &dmin[1]);
+      for (int h = 0; h < 2; ++h) {
+        v128_t words[3];
+        for (int k = 0; k < 3; ++k) words[k] = wasm_v128_load(b.scales[h] + 16 * k);
+        v128_t sumi[kActs];
+        for (v128_t& v : sumi) v = wasm_i32x4_splat(0);
+#pragma clang loop unroll(full)
+        for (int s = 0; s < 8; ++s) {
+          v128_t sum[kChains][kActs];
+          for (auto& chain : sum) {
+            for (v128_t& v : chain) v = wasm_i32x4_splat(0);
+          }
+          for (int c = 0; c < 4; ++c) {
+            const v128_t bytes = wasm_v128_load(b.qs[h][s] + 16 * c);
+            const v128_t low = wasm_v128_and(bytes, wasm_i8x16_splat(15));
+            const v128_t high = wasm_v128_and(wasm_u16x8_shr(bytes, 4), wasm_i8x16_splat(15));
+            for (int a = 0; a < kActs; ++a) {
+              const uint8_t* q = reinterpret_cast<const uint8_t*>(x[a][ib - c0].q) + 32 * s;
+              sum[0][a] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(wasm_v128_load32_splat(q + 4 * c), low, sum[0][a]);
+              sum[kChains - 1][a] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(wasm_v128_load32_splat(q + 16 + 4 * c),
+                                                                            high, sum[kChains - 1][a]);
+            }
+          }
+          const v128_t sc = q4_Kx8_scale(words, s);
+          for (int a = 0; a < kActs; ++a) {
+            const v128_t isum = kChains == 2 ? wasm_i32x4_add(sum[0][a], sum[kChains - 1][a]) : sum[0][a];
+            sumi[a] = wasm_i32x4_add(sumi[a], wasm_i32x4_mul(isum, sc));
+          }
+        }
+        v128_t pairs[4];
+        q4_Kx8_min_pairs(words, pairs);
+        for (int a = 0; a < kActs; ++a) {
+          const Prepared& p = x[a][ib - c0];
+          const v128_t dx = wasm_f32x4_splat(p.d);
+          const v128_t t1 = wasm_f32x4_mul(wasm_f32x4_mul(dx, d[h]), wasm_f32x4_convert_i32x4(sumi[a]));
+          const v128_t t2 =
+              wasm_f32x4_mul(wasm_f32x4_mul(dx, dmin[h]), wasm_f32x4_convert_i32x4(q4_Kx8_min_total(pairs, p.sums)));
+          acc[a][h][ib % 8] = wasm_f32x4_add(acc[a][h][ib % 8], wasm_f32x4_sub(t1, t2));
+        }
+      }
+    }
+  }
+};
+
 constexpr RepackedType kRelaxedRepacked[] = {
     {"q4_0x8i4", TensorType::kQ4_0, 8, ref::repack_q4_0x8i4, ref::unpack_q4_0x8i4, matvec_8_rows<Q4_0x8i4Format>,
      gemm_8_rows<Q4_0x8i4Format>},
+    {"q4_Kx8i4", TensorType::kQ4_K, 8, ref::repack_q4_Kx8i4, ref::unpack_q4_Kx8i4, matvec_8_rows<Q4_Kx8i4Format>,
+     gemm_8_rows<Q4_Kx8i4Format>},
 };
 
 }  // namespace

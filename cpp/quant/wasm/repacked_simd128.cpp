@@ -182,38 +182,9 @@ struct Q4_Kx8Format {
           p.high_minus[s][k] = wasm_i16x8_sub(high, wasm_i16x8_shl(p.low[s][k], 4));
         }
       }
-      constexpr int kOrder[8] = {0, 2, 1, 3, 4, 6, 5, 7};
-      for (int i = 0; i < 8; ++i) {
-        const int s = kOrder[i];
-        p.sums[i] = static_cast<int16_t>(x[ib].bsums[2 * s] + x[ib].bsums[2 * s + 1]);
-      }
+      q4_Kx8_act_sums(x[ib], p.sums);
       p.d = x[ib].d;
     }
-  }
-
-  // Sub-block s's 6-bit scales of a half's 4 rows as int32 lanes, from the
-  // words w0 (bytes 0..3: scales 0..3, top bits of scales 4..7) and w2
-  // (bytes 8..11: low nibbles of scales 4..7), as k4_scale_min reads them.
-  static void scales(const v128_t words[3], v128_t sc[8]) {
-#pragma clang loop unroll(full)
-    for (int s = 0; s < 4; ++s) {
-      sc[s] = wasm_u32x4_shr(wasm_i32x4_shl(words[0], 26 - 8 * s), 26);
-      const v128_t low = wasm_u32x4_shr(wasm_i32x4_shl(words[2], 28 - 8 * s), 28);
-      const v128_t top = wasm_i32x4_shl(wasm_u32x4_shr(wasm_i32x4_shl(words[0], 24 - 8 * s), 30), 4);
-      sc[4 + s] = wasm_v128_or(low, top);
-    }
-  }
-
-  // The mins in 16-bit lanes (lanes 2k, 2k + 1: row k's bytes 0..1, 2..3 of
-  // a word): pairs[0] holds m0 and m2, [1] m1 and m3, [2] m4 and m6, [3] m5
-  // and m7, from w1 (m0..m3, top bits of m4..m7) and w2 (high nibbles).
-  static void min_pairs(const v128_t words[3], v128_t pairs[4]) {
-    const v128_t w1 = words[1], w2 = words[2];
-    pairs[0] = wasm_u16x8_shr(wasm_i16x8_shl(w1, 10), 10);
-    pairs[1] = wasm_u16x8_shr(wasm_i16x8_shl(w1, 2), 10);
-    pairs[2] = wasm_v128_or(wasm_u16x8_shr(wasm_i16x8_shl(w2, 8), 12),
-                            wasm_i16x8_shl(wasm_u16x8_shr(wasm_i16x8_shl(w1, 8), 14), 4));
-    pairs[3] = wasm_v128_or(wasm_u16x8_shr(w2, 12), wasm_i16x8_shl(wasm_u16x8_shr(w1, 14), 4));
   }
 
   template <int kActs>
@@ -224,7 +195,7 @@ struct Q4_Kx8Format {
       v128_t words[2][3], sc[2][8];
       for (int h = 0; h < 2; ++h) {
         for (int k = 0; k < 3; ++k) words[h][k] = wasm_v128_load(b.scales[h] + 16 * k);
-        scales(words[h], sc[h]);
+        q4_Kx8_scales(words[h], sc[h]);
       }
       v128_t sumi[kActs][2];
       for (auto& s : sumi) s[0] = s[1] = wasm_i32x4_splat(0);
@@ -251,15 +222,12 @@ struct Q4_Kx8Format {
       v128_t d[2], dmin[2], pairs[2][4];
       f16x8_to_f32(wasm_v128_load(b.d), &d[0], &d[1]);
       f16x8_to_f32(wasm_v128_load(b.dmin), &dmin[0], &dmin[1]);
-      for (int h = 0; h < 2; ++h) min_pairs(words[h], pairs[h]);
+      for (int h = 0; h < 2; ++h) q4_Kx8_min_pairs(words[h], pairs[h]);
       for (int a = 0; a < kActs; ++a) {
         const PreparedQ8_K& p = x[a][ib - c0];
         const v128_t dx = wasm_f32x4_splat(p.d);
         for (int h = 0; h < 2; ++h) {
-          v128_t summ = wasm_i32x4_splat(0);
-          for (int k = 0; k < 4; ++k) {
-            summ = wasm_i32x4_add(summ, wasm_i32x4_dot_i16x8(pairs[h][k], wasm_v128_load32_splat(p.sums + 2 * k)));
-          }
+          const v128_t summ = q4_Kx8_min_total(pairs[h], p.sums);
           const v128_t t1 = wasm_f32x4_mul(wasm_f32x4_mul(dx, d[h]), wasm_f32x4_convert_i32x4(sumi[a][h]));
           const v128_t t2 = wasm_f32x4_mul(wasm_f32x4_mul(dx, dmin[h]), wasm_f32x4_convert_i32x4(summ));
           acc[a][h][ib % 8] = wasm_f32x4_add(acc[a][h][ib % 8], wasm_f32x4_sub(t1, t2));

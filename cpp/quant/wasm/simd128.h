@@ -270,6 +270,57 @@ inline void prepare_q8_0(const BlockQ8_0* x, int64_t count, PreparedQ8_0* out) {
   }
 }
 
+// ---- Q4_Kx8 (blocks.h): scales and mins of a half's 4 rows -----------------------
+// The repacked Q4_K kernels of SIMD128 and relaxed SIMD read a half's 12
+// scale bytes per row as 3 vectors of words (words[w]: word w of row k in
+// lane k) and decode them with shifts alone, at constant counts.
+
+// Sub-block s's 6-bit scales as int32 lanes, from the words w0 (bytes 0..3:
+// scales 0..3, top bits of scales 4..7) and w2 (bytes 8..11: low nibbles of
+// scales 4..7), as k4_scale_min reads them.
+inline v128_t q4_Kx8_scale(const v128_t words[3], int s) {
+  if (s < 4) return wasm_u32x4_shr(wasm_i32x4_shl(words[0], 26 - 8 * s), 26);
+  const v128_t low = wasm_u32x4_shr(wasm_i32x4_shl(words[2], 28 - 8 * (s - 4)), 28);
+  const v128_t top = wasm_i32x4_shl(wasm_u32x4_shr(wasm_i32x4_shl(words[0], 24 - 8 * (s - 4)), 30), 4);
+  return wasm_v128_or(low, top);
+}
+
+inline void q4_Kx8_scales(const v128_t words[3], v128_t sc[8]) {
+#pragma clang loop unroll(full)
+  for (int s = 0; s < 8; ++s) sc[s] = q4_Kx8_scale(words, s);
+}
+
+// The mins in 16-bit lanes (lanes 2k, 2k + 1: row k's bytes 0..1, 2..3 of
+// a word): pairs[0] holds m0 and m2, [1] m1 and m3, [2] m4 and m6, [3] m5
+// and m7, from w1 (m0..m3, top bits of m4..m7) and w2 (high nibbles).
+inline void q4_Kx8_min_pairs(const v128_t words[3], v128_t pairs[4]) {
+  const v128_t w1 = words[1], w2 = words[2];
+  pairs[0] = wasm_u16x8_shr(wasm_i16x8_shl(w1, 10), 10);
+  pairs[1] = wasm_u16x8_shr(wasm_i16x8_shl(w1, 2), 10);
+  pairs[2] = wasm_v128_or(wasm_u16x8_shr(wasm_i16x8_shl(w2, 8), 12),
+                          wasm_i16x8_shl(wasm_u16x8_shr(wasm_i16x8_shl(w1, 8), 14), 4));
+  pairs[3] = wasm_v128_or(wasm_u16x8_shr(w2, 12), wasm_i16x8_shl(wasm_u16x8_shr(w1, 14), 4));
+}
+
+// A Q8_K block's 32-element sub-block sums in the order the min pairs take
+// them (0, 2, 1, 3, 4, 6, 5, 7).
+inline void q4_Kx8_act_sums(const BlockQ8_K& x, int16_t sums[8]) {
+  constexpr int kOrder[8] = {0, 2, 1, 3, 4, 6, 5, 7};
+  for (int i = 0; i < 8; ++i) {
+    const int s = kOrder[i];
+    sums[i] = static_cast<int16_t>(x.bsums[2 * s] + x.bsums[2 * s + 1]);
+  }
+}
+
+// Σ_s m_s·sums_s for each row (lane), exact in int32.
+inline v128_t q4_Kx8_min_total(const v128_t pairs[4], const int16_t sums[8]) {
+  v128_t total = wasm_i32x4_splat(0);
+  for (int k = 0; k < 4; ++k) {
+    total = wasm_i32x4_add(total, wasm_i32x4_dot_i16x8(pairs[k], wasm_v128_load32_splat(sums + 2 * k)));
+  }
+  return total;
+}
+
 // The activation quantizers (act_quant_simd128.cpp).
 void from_float_q8_0_simd128(const float* src, void* dst, int64_t n);
 void from_float_q8_K_simd128(const float* src, void* dst, int64_t n);
