@@ -160,6 +160,23 @@ struct BlockQ6_K {
 };
 static_assert(sizeof(BlockQ6_K) == 210, "block_q6_K size");
 
+// Q6_Kx8: 8 Q6_K rows interleaved block by block for the relaxed-SIMD
+// kernels (repack.h), {f16 d[8]; i8 scales[2][16][4]; u8 ql[2][2][2][8][16];
+// u8 qh[2][2][8][16]}, half h holding rows 4h..4h+3 (row 4h+k at byte k of a
+// scale word, bytes 4k..4k+3 of a chunk): scales[h][j] sub-block j's scales;
+// ql[h][n][g][c] bytes 64n + 32g + 4c.. of the rows' ql, whose low nibbles
+// are elements 128n + 32g + 4c.. and high nibbles 128n + 64 + 32g + 4c..;
+// qh[h][n][c] bytes 32n + 4c.. of their qh, the top 2 bits of elements
+// 128n + 32q + 4c.. in bits 2q, 2q + 1. So three chunk loads give 16 codes
+// of each of 4 elements groups. The same 1680 bytes as the 8 rows' Q6_K blocks.
+struct BlockQ6_Kx8 {
+  uint16_t d[8];
+  int8_t scales[2][16][4];
+  uint8_t ql[2][2][2][8][16];
+  uint8_t qh[2][2][8][16];
+};
+static_assert(sizeof(BlockQ6_Kx8) == 8 * sizeof(BlockQ6_K), "block_q6_Kx8 size");
+
 // Q4_Kx8: 8 Q4_K rows interleaved block by block for SIMD128 (repack.h),
 // {f16 d[8]; f16 dmin[8]; u8 scales[2][48]; u8 qs[2][8][64]}, 4 rows (a half
 // h: rows 4h..4h+3) in the lanes of a vector. scales[h] is 3 vectors: vector

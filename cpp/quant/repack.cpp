@@ -185,6 +185,36 @@ void unpack_q4_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
   });
 }
 
+// Q6_K rows <-> Q6_Kx8 blocks (blocks.h): each row's scales, ql and qh bytes
+// in 4-byte chunks at its place in the half.
+void repack_q6_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
+  repack_groups<BlockQ6_K, BlockQ6_Kx8>(data, n / kQK_K, n_rows, [](const BlockQ6_K& b, int r, BlockQ6_Kx8& out) {
+    const int h = r / 4, k = r % 4;
+    out.d[r] = b.d;
+    for (int j = 0; j < 16; ++j) out.scales[h][j][k] = b.scales[j];
+    for (int part = 0; part < 2; ++part) {
+      for (int c = 0; c < 8; ++c) {
+        for (int g = 0; g < 2; ++g) std::memcpy(&out.ql[h][part][g][c][4 * k], &b.ql[64 * part + 32 * g + 4 * c], 4);
+        std::memcpy(&out.qh[h][part][c][4 * k], &b.qh[32 * part + 4 * c], 4);
+      }
+    }
+  });
+}
+
+void unpack_q6_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
+  unpack_groups<BlockQ6_K, BlockQ6_Kx8>(data, n / kQK_K, n_rows, [](const BlockQ6_Kx8& p, int r, BlockQ6_K& b) {
+    const int h = r / 4, k = r % 4;
+    b.d = p.d[r];
+    for (int j = 0; j < 16; ++j) b.scales[j] = p.scales[h][j][k];
+    for (int part = 0; part < 2; ++part) {
+      for (int c = 0; c < 8; ++c) {
+        for (int g = 0; g < 2; ++g) std::memcpy(&b.ql[64 * part + 32 * g + 4 * c], &p.ql[h][part][g][c][4 * k], 4);
+        std::memcpy(&b.qh[32 * part + 4 * c], &p.qh[h][part][c][4 * k], 4);
+      }
+    }
+  });
+}
+
 // The reference kernels: each group unpacked into a copy, then the source
 // type's reference dot row by row — what "bit for bit the type's dot" means.
 template <UnpackFn kUnpack, DotFn kDot>
@@ -222,6 +252,8 @@ void repack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { repack_q4_K_rows<
 void unpack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q4_K_rows<2>(data, n, n_rows); }
 void repack_q4_Kx8i4(uint8_t* data, int64_t n, int64_t n_rows) { repack_q4_K_rows<4>(data, n, n_rows); }
 void unpack_q4_Kx8i4(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q4_K_rows<4>(data, n, n_rows); }
+void repack_q6_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { repack_q6_K_rows(data, n, n_rows); }
+void unpack_q6_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q6_K_rows(data, n, n_rows); }
 
 }  // namespace ref
 
@@ -242,6 +274,8 @@ constexpr RepackedType kReferenceRepacked[] = {
     {"q4_Kx8i4", TensorType::kQ4_K, 8, ref::repack_q4_Kx8i4, ref::unpack_q4_Kx8i4,
      matvec_unpacked<ref::unpack_q4_Kx8i4, ref::dot_q4_K_q8_K>,
      gemm_unpacked<ref::unpack_q4_Kx8i4, ref::dot_q4_K_q8_K>},
+    {"q6_Kx8", TensorType::kQ6_K, 8, ref::repack_q6_Kx8, ref::unpack_q6_Kx8,
+     matvec_unpacked<ref::unpack_q6_Kx8, ref::dot_q6_K_q8_K>, gemm_unpacked<ref::unpack_q6_Kx8, ref::dot_q6_K_q8_K>},
 };
 }  // namespace
 

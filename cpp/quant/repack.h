@@ -60,6 +60,8 @@ void repack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows);
 void unpack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows);
 void repack_q4_Kx8i4(uint8_t* data, int64_t n, int64_t n_rows);
 void unpack_q4_Kx8i4(uint8_t* data, int64_t n, int64_t n_rows);
+void repack_q6_Kx8(uint8_t* data, int64_t n, int64_t n_rows);
+void unpack_q6_Kx8(uint8_t* data, int64_t n, int64_t n_rows);
 }  // namespace ref
 
 }  // namespace wllm

@@ -15,6 +15,8 @@
 // the same. In Chromium, SIMD128 -> relaxed kernels of the same build
 // (WLLM_KERNELS=simd128 bash bench/kernels.sh chromium, then without), GMAC/s:
 // q4_0 rows × 64 activations 34 -> 60, × 1 28 -> 40; q4_K 28 -> 64, 29 -> 43.
+// Q6_K, which SIMD128 reads in the file's layout, goes into Q6_Kx8 (blocks.h)
+// for these kernels: 17 -> 34-40 and 10.5 -> 26.
 #include "quant/kernels.h"
 
 #if defined(__wasm_relaxed_simd__)
@@ -86,8 +88,8 @@ struct Q4_0x8i4Format {
           for (int a = 0; a < kActs; ++a) {
             const uint8_t* q = reinterpret_cast<const uint8_t*>(x[a][ib - c0].q);
             sum[0][a] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(wasm_v128_load32_splat(q + 4 * c), low, sum[0][a]);
-            sum[kChains - 1][a] =
-                wasm_i32x4_relaxed_dot_i8x16_i7x16_add(wasm_v128_load32_splat(q + 16 + 4 * c), high, sum[kChains - 1][a]);
+            sum[kChains - 1][a] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(wasm_v128_load32_splat(q + 16 + 4 * c),
+                                                                          high, sum[kChains - 1][a]);
           }
         }
         for (int a = 0; a < kActs; ++a) {
@@ -182,11 +184,103 @@ struct Q4_Kx8i4Format {
   }
 };
 
+// A Q8_K activation block for Q6_Kx8: its 256 bytes, −32 times each
+// 16-element sub-block's sum (where that sub-block's sums start), its scale.
+struct PreparedQ6Act {
+  v128_t q[16];
+  int32_t minus_32_sums[16];
+  float d;
+};
+
+// Q6_Kx8 against Q8_K: Σ_j sc_j·Σ (code − 32)·x over the 16 sub-blocks, each
+// sub-block's sum starting at −32·Σx. A step takes chunk c of both ql groups
+// and of qh for part n (elements 128n..): its 4 code vectors are elements
+// 128n + 32q + 4c.. (q = 0..3, sub-block 8n + 2q + c / 4), each code the ql
+// nibble and 2 qh bits moved to bits 4..5, against the activation's bytes
+// there splatted. So a step keeps 4 independent sums per activation.
+struct Q6_Kx8Format {
+  using Packed = BlockQ6_Kx8;
+  using Act = BlockQ8_K;
+  using Prepared = PreparedQ6Act;
+  static constexpr int kBlock = kQK_K;
+  // Activations per gemm tile (rows × 64 activations in Chromium, GMAC/s:
+  // 1: 29, 2: 34-40, 3: 38, 4: 38).
+  static constexpr int kGemmActs = 2;
+
+  static void prepare(const BlockQ8_K* x, int64_t count, Prepared* out) {
+    for (int64_t ib = 0; ib < count; ++ib) {
+      for (int k = 0; k < 16; ++k) out[ib].q[k] = wasm_v128_load(x[ib].qs + 16 * k);
+      for (int j = 0; j < 16; ++j) out[ib].minus_32_sums[j] = -32 * x[ib].bsums[j];
+      out[ib].d = x[ib].d;
+    }
+  }
+
+  // Sub-block j's scales of a half's 4 rows as int32 lanes.
+  static v128_t scales(const Packed& b, int h, int j) {
+    return wasm_i32x4_extend_low_i16x8(wasm_i16x8_extend_low_i8x16(wasm_v128_load32_zero(b.scales[h][j])));
+  }
+
+  template <int kActs>
+  static void add_blocks(const Packed* w, const Prepared* const* x, int64_t c0, int64_t c1, v128_t acc[][2][8]) {
+    for (int64_t ib = c0; ib < c1; ++ib) {
+      const Packed& b = w[ib];
+      v128_t dw[2];
+      f16x8_to_f32(wasm_v128_load(b.d), &dw[0], &dw[1]);
+      for (int h = 0; h < 2; ++h) {
+        v128_t sumi[kActs];
+        for (v128_t& v : sumi) v = wasm_i32x4_splat(0);
+        for (int n = 0; n < 2; ++n) {
+          for (int half_c = 0; half_c < 8; half_c += 4) {  // chunks c of the same 4 sub-blocks
+            v128_t sum[kActs][4];
+            for (int a = 0; a < kActs; ++a) {
+              for (int q = 0; q < 4; ++q) {
+                sum[a][q] = wasm_i32x4_splat(x[a][ib - c0].minus_32_sums[8 * n + 2 * q + half_c / 4]);
+              }
+            }
+            for (int c = half_c; c < half_c + 4; ++c) {
+              const v128_t low = wasm_v128_load(b.ql[h][n][0][c]), high = wasm_v128_load(b.ql[h][n][1][c]);
+              const v128_t top = wasm_v128_load(b.qh[h][n][c]);
+              const v128_t nibble = wasm_i8x16_splat(15), bits = wasm_i8x16_splat(0x30);
+              // The ql nibble, and the qh bits moved to bits 4..5 (the 16-bit
+              // shifts carry bits across bytes only where the masks drop them).
+              const v128_t codes[4] = {
+                  wasm_v128_or(wasm_v128_and(low, nibble), wasm_v128_and(wasm_i16x8_shl(top, 4), bits)),
+                  wasm_v128_or(wasm_v128_and(high, nibble), wasm_v128_and(wasm_i16x8_shl(top, 2), bits)),
+                  wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(low, 4), nibble), wasm_v128_and(top, bits)),
+                  wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(high, 4), nibble),
+                               wasm_v128_and(wasm_u16x8_shr(top, 2), bits)),
+              };
+              for (int a = 0; a < kActs; ++a) {
+                const uint8_t* q = reinterpret_cast<const uint8_t*>(x[a][ib - c0].q) + 128 * n + 4 * c;
+                for (int g = 0; g < 4; ++g) {
+                  sum[a][g] =
+                      wasm_i32x4_relaxed_dot_i8x16_i7x16_add(wasm_v128_load32_splat(q + 32 * g), codes[g], sum[a][g]);
+                }
+              }
+            }
+            for (int g = 0; g < 4; ++g) {
+              const v128_t sc = scales(b, h, 8 * n + 2 * g + half_c / 4);
+              for (int a = 0; a < kActs; ++a) sumi[a] = wasm_i32x4_add(sumi[a], wasm_i32x4_mul(sum[a][g], sc));
+            }
+          }
+        }
+        for (int a = 0; a < kActs; ++a) {
+          const v128_t dx = wasm_f32x4_splat(x[a][ib - c0].d);
+          const v128_t term = wasm_f32x4_mul(wasm_f32x4_mul(dx, dw[h]), wasm_f32x4_convert_i32x4(sumi[a]));
+          acc[a][h][ib % 8] = wasm_f32x4_add(acc[a][h][ib % 8], term);
+        }
+      }
+    }
+  }
+};
+
 constexpr RepackedType kRelaxedRepacked[] = {
     {"q4_0x8i4", TensorType::kQ4_0, 8, ref::repack_q4_0x8i4, ref::unpack_q4_0x8i4, matvec_8_rows<Q4_0x8i4Format>,
      gemm_8_rows<Q4_0x8i4Format>},
     {"q4_Kx8i4", TensorType::kQ4_K, 8, ref::repack_q4_Kx8i4, ref::unpack_q4_Kx8i4, matvec_8_rows<Q4_Kx8i4Format>,
      gemm_8_rows<Q4_Kx8i4Format>},
+    {"q6_Kx8", TensorType::kQ6_K, 8, ref::repack_q6_Kx8, ref::unpack_q6_Kx8, matvec_8_rows<Q6_Kx8Format>,
+     gemm_8_rows<Q6_Kx8Format>},
 };
 
 }  // namespace
