@@ -122,6 +122,11 @@ export interface ModelInfo {
   memory: MemoryInfo;
   /** Whether the pthreads build runs the model (in browsers: only on cross-origin isolated pages). */
   threaded: boolean;
+  /**
+   * The engine's kernels: 'relaxed' for the relaxed-SIMD build (browsers that run relaxed
+   * SIMD, unless `relaxedSimd: false`), else 'simd128' (always in Node). Same results either way.
+   */
+  kernels: 'relaxed' | 'simd128';
   /** The model's Jinja chat template, or null (then ChatML is used). */
   chatTemplate: string | null;
   bosToken: string;

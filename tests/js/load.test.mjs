@@ -36,7 +36,7 @@ describe('LLM.load sources', () => {
       expect(expected.length).toBeGreaterThan(20);
       expect(llm.info).toMatchObject({
         architecture: 'llama', vocabSize: 512, layers: 5, heads: 8, contextSize: 256, threads: 1,
-        tensorTypes: { f32: 48 }, threaded: false,
+        tensorTypes: { f32: 48 }, threaded: false, kernels: 'simd128',
       });
       expect(llm.info.memory.total).toBe(llm.info.memory.weights + llm.info.memory.kvCache + llm.info.memory.buffers);
       const size = fs.statSync(modelPath).size;
