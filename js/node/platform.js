@@ -35,6 +35,7 @@ export const nodePlatform = {
   // Node always has SharedArrayBuffer.
   threadsSupported: () => true,
 
+  // Node has one SIMD build (its V8 may not run relaxed SIMD): relaxedSimd is not asked for.
   startWorker(variant, threads) {
     const worker = new Worker(new URL('../../worker/node-worker.js', import.meta.url), { workerData: { variant, threads } });
     return {

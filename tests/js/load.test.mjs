@@ -163,6 +163,13 @@ describe('LLM.load errors', () => {
     expect(error.message).toMatch(/only 1\.0 MiB are available/);
   });
 
+  it('runs the SIMD128 build whatever relaxedSimd says, and checks that it is a boolean', async () => {
+    const llm = await LLM.load(modelPath, { threads: 1, relaxedSimd: false });
+    expect(llm.info.kernels).toBe('simd128');
+    await llm.dispose();
+    await expect(LLM.load(modelPath, { threads: 1, relaxedSimd: 'no' })).rejects.toThrow(TypeError);
+  });
+
   it('rejects a missing file', async () => {
     const error = await LLM.load(path.join(tmpDir, 'nope.gguf'), { threads: 1 }).catch((e) => e);
     expect(error).toBeInstanceOf(LoadError);
