@@ -97,6 +97,7 @@ async function measure() {
     if (busy < threads) throw new Error(`only ${busy} worker threads of the renderer were busy, for ${threads} threads`);
     return {
       engine: `${engine}-chromium`, model, threads, threaded: loaded.threaded, busy_threads: busy,
+      kernels: loaded.kernels,  // ours, as `wasm-llm bench` prints it (wllama has none: left out)
       load_s: loaded.loadSeconds,
       prefill_tokens: r.promptTokens, prefill_tok_s: r.promptTokens / r.prefillSeconds,
       decode_tokens: r.decodeTokens, decode_tok_s: r.decodeTokens / r.decodeSeconds,

@@ -85,7 +85,9 @@ async function runJson(file, args) {
 const node = (script, ...args) => runJson(process.execPath, [join(repo, script), ...args.map(String)]);
 
 // Each engine: a name and how to measure one (model, prompt, decode, threads)
-// as a JSON object {load_s, prefill_tok_s, decode_tok_s, peak_rss_mib}.
+// as a JSON object {load_s, prefill_tok_s, decode_tok_s, peak_rss_mib}; ours
+// also names its kernels' ISA ({kernels: 'avx512' | 'simd128' | 'relaxed', ...}),
+// which the JSON lines below carry.
 const engines = [
   { name: 'ours native', run: (m, p, n, t) => runJson(cli, benchArgs(m, p, n, t)) },
   { name: 'ours wasm (Node)', run: (m, p, n, t) => node('js/node/cli.js', ...benchArgs(m, p, n, t)) },

@@ -1,7 +1,7 @@
 // The LLM class, the same in Node and in browsers. What differs — how the
 // worker starts, what a source can be, where downloads are cached — is the
 // `platform` an entry point (index.js for Node, browser.js) attaches:
-//   { defaultThreads(), threadsSupported(), startWorker(variant, threads) → port,
+//   { defaultThreads(), threadsSupported(), startWorker(variant, threads, relaxedSimd) → port,
 //     resolveSource(source, options) → {description, transfer}, cache }
 import { ChatFormatter } from './chat.js';
 import { WorkerClient } from './client.js';
@@ -20,7 +20,8 @@ export class LLM {
     // A registry name brings its own sha256.
     const { description, transfer, sha256 } = await platform.resolveSource(source, { ...options, ...opts });
     if (signal?.aborted) throw new AbortError('loading was aborted');
-    const client = await WorkerClient.start(await platform.startWorker(threads > 1 ? 'mt' : 'st', threads));
+    const variant = threads > 1 ? 'mt' : 'st';
+    const client = await WorkerClient.start(await platform.startWorker(variant, threads, opts.relaxedSimd));
     try {
       const info = await client.request(
         'load',

@@ -33,7 +33,7 @@ export function generateOptions(options) {
 // LLM.load's options with defaults applied. defaultThreads: the platform's.
 export function loadOptions(options, defaultThreads) {
   const {
-    threads = defaultThreads, contextSize = 0, memoryLimit = 0, sha256, cache = true,
+    threads = defaultThreads, contextSize = 0, memoryLimit = 0, sha256, cache = true, relaxedSimd = true,
   } = options;
   if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
     throw new RangeError('threads must be an integer from 1 to 256');
@@ -43,5 +43,9 @@ export function loadOptions(options, defaultThreads) {
   if (sha256 !== undefined && !/^[0-9a-fA-F]{64}$/.test(sha256)) {
     throw new TypeError('sha256 must be 64 hexadecimal digits');
   }
-  return { threads, contextSize, memoryLimit, sha256: sha256?.toLowerCase(), cache: cache !== false && cache !== 'none' };
+  if (typeof relaxedSimd !== 'boolean') throw new TypeError('relaxedSimd must be a boolean');
+  return {
+    threads, contextSize, memoryLimit, sha256: sha256?.toLowerCase(), cache: cache !== false && cache !== 'none',
+    relaxedSimd,
+  };
 }

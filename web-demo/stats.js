@@ -1,9 +1,12 @@
 // The figures panel: prefill and decode speed, tokens generated, memory,
-// threads in use and build. While a generation streams, decode speed and the
-// token count are estimated from the pieces seen so far (one piece per token,
-// except while a UTF-8 character is incomplete); when it ends, the engine's
-// own counts and times (llm.lastStats) replace the estimates.
+// threads in use and build (threaded or not, and its kernels). While a
+// generation streams, decode speed and the token count are estimated from the
+// pieces seen so far (one piece per token, except while a UTF-8 character is
+// incomplete); when it ends, the engine's own counts and times (llm.lastStats)
+// replace the estimates.
 import { formatBytes, formatRate } from './format.js';
+
+const KERNELS = { relaxed: 'relaxed SIMD', simd128: 'SIMD128' };  // llm.info.kernels
 
 export class Stats {
   constructor(list) {
@@ -20,7 +23,7 @@ export class Stats {
     this.info = info;
     for (const name of ['prefill', 'decode', 'tokens', 'threads']) this.#set(name, '–');
     this.#set('memory', info ? formatBytes(info.memory.total) : '–');
-    this.#set('build', info ? (info.threaded ? 'threaded' : 'single-thread') : '–');
+    this.#set('build', info ? `${info.threaded ? 'threaded' : 'single-thread'}, ${KERNELS[info.kernels]}` : '–');
     if (info) this.#set('threads', `${info.threads} available`);
   }
 

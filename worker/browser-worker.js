@@ -4,31 +4,45 @@
 // node-worker.js does in Node. Downloads are cached in OPFS.
 //
 // Started by js/browser/platform.js; its first message is
-// {type: 'init', variant: 'mt' | 'st', threads}, every later one a request.
+// {type: 'init', variant: 'mt' | 'st', threads, relaxedSimd}, every later one
+// a request.
 import { openOpfsCache } from '../js/browser/opfs-cache.js';
 import { EngineHost } from './engine-host.js';
+import { runsRelaxedSimd } from './relaxed-simd.js';
 import { serve } from './serve.js';
 
-// Static imports (one per variant) so bundlers see and copy both builds.
+// Static imports (one per build) so bundlers see and copy every build: the
+// variants, each also compiled with relaxed SIMD.
 const GLUE = {
   mt: () => import('../dist/wasm/wasm-llm-mt-web.js'),
   st: () => import('../dist/wasm/wasm-llm-st-web.js'),
+  'mt-relaxed': () => import('../dist/wasm/wasm-llm-mt-relaxed-web.js'),
+  'st-relaxed': () => import('../dist/wasm/wasm-llm-st-relaxed-web.js'),
 };
-// The threaded build's files by URL, for bundlers: its pthread workers are
+// The threaded builds' files by URL, for bundlers: their pthread workers are
 // classic workers that import() the glue, so both must stay as built. The
 // glue's own `new Worker(new URL(...))` would make a bundler turn the worker
 // script into a module; these plain URLs make it copy the files unchanged.
 const THREADED_FILES = {
-  glue: new URL('../dist/wasm/wasm-llm-mt-web.js', import.meta.url).href,
-  'wasm-llm-mt-web.worker.js': new URL('../dist/wasm/wasm-llm-mt-web.worker.js', import.meta.url).href,
-  'wasm-llm-mt-web.wasm': new URL('../dist/wasm/wasm-llm-mt-web.wasm', import.meta.url).href,
+  mt: {
+    glue: new URL('../dist/wasm/wasm-llm-mt-web.js', import.meta.url).href,
+    'wasm-llm-mt-web.worker.js': new URL('../dist/wasm/wasm-llm-mt-web.worker.js', import.meta.url).href,
+    'wasm-llm-mt-web.wasm': new URL('../dist/wasm/wasm-llm-mt-web.wasm', import.meta.url).href,
+  },
+  'mt-relaxed': {
+    glue: new URL('../dist/wasm/wasm-llm-mt-relaxed-web.js', import.meta.url).href,
+    'wasm-llm-mt-relaxed-web.worker.js': new URL('../dist/wasm/wasm-llm-mt-relaxed-web.worker.js', import.meta.url).href,
+    'wasm-llm-mt-relaxed-web.wasm': new URL('../dist/wasm/wasm-llm-mt-relaxed-web.wasm', import.meta.url).href,
+  },
 };
 
-async function createHost({ variant, threads }) {
-  const { default: createWasmLlm } = await GLUE[variant]();
+async function createHost({ variant, threads, relaxedSimd }) {
+  // The relaxed-SIMD build gives the same results, faster, where it runs.
+  const build = relaxedSimd && runsRelaxedSimd() ? `${variant}-relaxed` : variant;
+  const { default: createWasmLlm } = await GLUE[build]();
   const settings = { nThreads: threads };
-  if (variant === 'mt') {
-    const files = await sameOriginUrls(THREADED_FILES);
+  if (THREADED_FILES[build]) {
+    const files = await sameOriginUrls(THREADED_FILES[build]);
     settings.locateFile = (name, prefix) => files[name] ?? prefix + name;
     settings.mainScriptUrlOrBlob = files.glue;
   }

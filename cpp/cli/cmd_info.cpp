@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/model_file.h"
 #include "model/transformer.h"
+#include "quant/kernels.h"
 #include "tokenizer/tokenizer.h"
 
 namespace wllm::cli {
@@ -68,6 +69,8 @@ Status run(int argc, char** argv) {
   } else {
     std::printf("tokenizer:     not loadable: %s\n", tok.status().message().c_str());
   }
+  // Not the file's: the kernels this build would run it with on this machine.
+  std::printf("kernels:       %s\n", active_kernel_isa());
   return {};
 }
 

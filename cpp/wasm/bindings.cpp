@@ -18,6 +18,7 @@
 #include "core/sha256.h"
 #include "engine/bench.h"
 #include "engine/engine.h"
+#include "quant/kernels.h"
 
 namespace wllm::wasm {
 namespace {
@@ -128,6 +129,8 @@ class WasmEngine {
     out.set("trainingContext", c.n_ctx_train);
     out.set("contextSize", engine_.n_ctx());
     out.set("threads", engine_.n_threads());
+    // The kernels' ISA: "relaxed" in the relaxed-SIMD build, else "simd128".
+    out.set("kernels", std::string(active_kernel_isa()));
     // Tensor count per type name, e.g. {f32: 9, q8_0: 48}.
     val types = val::object();
     for (const GgufTensorInfo& t : engine_.file().tensors()) {

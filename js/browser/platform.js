@@ -17,13 +17,14 @@ export const browserPlatform = {
     return Math.max(1, Math.min(MAX_DEFAULT_THREADS, navigator.hardwareConcurrency || 1));
   },
 
-  startWorker(variant, threads) {
+  // The worker picks the relaxed-SIMD build of `variant` if relaxedSimd and the browser runs it.
+  startWorker(variant, threads, relaxedSimd) {
     // This exact form lets Vite, webpack and others find and bundle the worker.
     const worker = new Worker(new URL('../../worker/browser-worker.js', import.meta.url), {
       type: 'module',
       name: `wasm-llm engine (${variant}, ${threads} thread${threads === 1 ? '' : 's'})`,
     });
-    worker.postMessage({ type: 'init', variant, threads });
+    worker.postMessage({ type: 'init', variant, threads, relaxedSimd });
     return webWorkerPort(worker);
   },
 

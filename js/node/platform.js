@@ -35,6 +35,7 @@ export const nodePlatform = {
   // Node always has SharedArrayBuffer.
   threadsSupported: () => true,
 
+  // No relaxedSimd: Node has only the SIMD128 build (Node 20's V8 runs relaxed SIMD only behind a flag).
   startWorker(variant, threads) {
     const worker = new Worker(new URL('../../worker/node-worker.js', import.meta.url), { workerData: { variant, threads } });
     return {

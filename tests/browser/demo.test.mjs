@@ -106,7 +106,7 @@ describe('cross-origin isolated page: the threaded build', () => {
     await demo.loadPreset(LOCAL_PRESET);
     expect(await demo.error()).toBeNull();
     expect(await demo.text('#model-status')).toMatch(/^stories260K\.gguf loaded in [\d.]+ s, downloaded: llama, 5 layers/);
-    expect(await demo.stats()).toMatchObject({ build: 'threaded', threads: '3 available' });
+    expect(await demo.stats()).toMatchObject({ build: 'threaded, relaxed SIMD', threads: '3 available' });
 
     const stopWatching = await watchOutput(page);
     await demo.generate(prompt);
@@ -121,7 +121,7 @@ describe('cross-origin isolated page: the threaded build', () => {
 
     // Every thread of the pool ran work (lastStats.threadsUsed).
     const stats = await demo.stats();
-    expect(stats).toMatchObject({ tokens: '200', threads: '3 of 3', build: 'threaded' });
+    expect(stats).toMatchObject({ tokens: '200', threads: '3 of 3', build: 'threaded, relaxed SIMD' });
     expect(stats.prefill).toMatch(/^\d+(\.\d+)? tok\/s$/);
     expect(stats.decode).toMatch(/^\d+(\.\d+)? tok\/s$/);
     expect(stats.memory).toMatch(/^\d+(\.\d+)? MB$/);
@@ -308,9 +308,9 @@ describe('page without cross-origin isolation: the single-thread build', () => {
     await demo.loadPreset(LOCAL_PRESET);
     await demo.generate(prompt);
     expect(await demo.text('#completion .output-text')).toBe(expected);
-    expect(await demo.stats()).toMatchObject({ tokens: '200', threads: '1 of 1', build: 'single-thread' });
+    expect(await demo.stats()).toMatchObject({ tokens: '200', threads: '1 of 1', build: 'single-thread, relaxed SIMD' });
     expect(t.requests.filter((r) => r.path.includes('wasm-llm-mt'))).toEqual([]);
-    expect(downloads(t, '/dist/wasm/wasm-llm-st-web.wasm')).toBe(1);
+    expect(downloads(t, '/dist/wasm/wasm-llm-st-relaxed-web.wasm')).toBe(1);
   });
 });
 

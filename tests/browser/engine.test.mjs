@@ -1,17 +1,26 @@
 // The engine in Chromium, through the browser entry (js/browser.js) and its
 // module worker: the same text as the native CLI, streaming, abort, and the
 // build each page gets — threaded (with pthreads that really run work) on a
-// cross-origin isolated page, single-threaded on a page that is not.
+// cross-origin isolated page, single-threaded on a page that is not, each
+// compiled with relaxed SIMD (Chromium runs it) unless the caller opts out.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nativeContinuation } from '../js/helpers.mjs';
+import { nativeContinuation, repoRoot } from '../js/helpers.mjs';
 import { openTestPage, slowModel } from './browser.mjs';
 
 const MODEL_URL = '/models/stories260K.gguf';
 const prompt = 'Once upon a time';
+// A q4_0 model's matrices go through the relaxed build's own kernels (stories260K
+// is f32), its prompt (23 tokens) through two of their gemm tiles of 8 tokens and a partial one.
+const Q4_0_FILE = 'synthetic-256x4-q4_0.gguf';
+const q4_0Prompt = 'Once upon a time, there was a little girl named Lily. She loved to play in the park.';
+const Q4_0_TOKENS = 100;
 let expected;  // the native CLI's greedy 200 tokens
+let expectedQ4_0;  // and its greedy Q4_0_TOKENS on the q4_0 model
 let scratchDir;
 let slowModelUrl;
 
@@ -19,18 +28,24 @@ beforeAll(async () => {
   expected = await nativeContinuation(prompt, ['-n', '200', '--temp', '0']);
   scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-browser-'));
   slowModelUrl = `/scratch/${await slowModel(scratchDir)}`;
+  const q4_0Model = path.join(scratchDir, Q4_0_FILE);
+  await promisify(execFile)(path.join(repoRoot, 'build/native/wasm-llm'), [
+    'synth', '--shape', '256x4:4/2:768', '--type', 'q4_0', '--seed', '11', '--ctx', '512',
+    '--vocab', path.resolve(repoRoot, '../shared/models/vocab/ggml-vocab-llama-spm.gguf'), '-o', q4_0Model,
+  ]);
+  expectedQ4_0 = await nativeContinuation(q4_0Prompt, ['-n', String(Q4_0_TOKENS), '--temp', '0'], q4_0Model);
 });
 
 afterAll(() => fs.rmSync(scratchDir, { recursive: true, force: true }));
 
-// Loads `url` in the page with `options`, generates 200 greedy tokens and
-// returns {text, info, stats, defaultThreads, isolated}.
-function greedy200(page, url, options = {}) {
+// Loads `url` in the page with `options`, generates `maxTokens` greedy tokens
+// after `text` and returns {text, info, stats, defaultThreads, isolated}.
+function greedy(page, url, options = {}, { text = prompt, maxTokens = 200 } = {}) {
   return page.evaluate(
-    async ({ url, options, prompt }) => {
+    async ({ url, options, prompt, maxTokens }) => {
       const llm = await window.wasmLlm.LLM.load(url, options);
       try {
-        const text = await llm.generate(prompt, { maxTokens: 200, temperature: 0 });
+        const text = await llm.generate(prompt, { maxTokens, temperature: 0 });
         return {
           text,
           info: llm.info,
@@ -42,8 +57,31 @@ function greedy200(page, url, options = {}) {
         await llm.dispose();
       }
     },
-    { url, options, prompt },
+    { url, options, prompt: text, maxTokens },
   );
+}
+
+// Shared by both pages: the relaxed-SIMD build by default, the SIMD128 one
+// with relaxedSimd: false, each fetching only its own wasm file; both give
+// the native CLI's text, on stories260K and on the q4_0 model.
+function kernelTests(getTestPage, variant) {
+  it.each([
+    { options: {}, kernels: 'relaxed', build: `${variant}-relaxed-web`, other: `${variant}-web` },
+    { options: { relaxedSimd: false }, kernels: 'simd128', build: `${variant}-web`, other: `${variant}-relaxed-web` },
+  ])('load options $options: $kernels kernels, the native CLI text', async ({ options, kernels, build, other }) => {
+    const t = getTestPage();
+    const fetches = (name) => t.requestsFor(`/dist/wasm/wasm-llm-${name}.wasm`).length;
+    const before = { build: fetches(build), other: fetches(other) };
+    const f32 = await greedy(t.page, MODEL_URL, options);
+    expect(f32.info).toMatchObject({ kernels, threaded: variant === 'mt' });
+    expect(f32.text).toBe(expected);
+    const q4_0 = await greedy(t.page, `/scratch/${Q4_0_FILE}`, options, { text: q4_0Prompt, maxTokens: Q4_0_TOKENS });
+    expect(q4_0.info).toMatchObject({ kernels, tensorTypes: { q4_0: 29 } });
+    expect(q4_0.stats.generatedTokens).toBe(Q4_0_TOKENS);
+    expect(q4_0.text).toBe(expectedQ4_0);
+    expect(fetches(build) - before.build).toBe(2);
+    expect(fetches(other) - before.other).toBe(0);
+  });
 }
 
 // Shared by both builds: streaming, and abort while the worker is busy.
@@ -132,7 +170,7 @@ describe('cross-origin isolated page: the threaded build', () => {
   afterAll(() => t?.close());
 
   it('loads stories260K with the default threads and generates exactly the native CLI text (200 greedy tokens)', async () => {
-    const result = await greedy200(t.page, MODEL_URL);
+    const result = await greedy(t.page, MODEL_URL);
     expect(result.isolated).toBe(true);
     expect(result.info.threads).toBe(result.defaultThreads);
     expect(result.info.loadedFrom).toBe('network');
@@ -140,9 +178,9 @@ describe('cross-origin isolated page: the threaded build', () => {
   });
 
   it('runs the work on several threads: every pthread worker of the pool executes tasks', async () => {
-    const workerScript = '/dist/wasm/wasm-llm-mt-web.worker.js';
+    const workerScript = '/dist/wasm/wasm-llm-mt-relaxed-web.worker.js';
     const workersBefore = t.requestsFor(workerScript).length;
-    const result = await greedy200(t.page, MODEL_URL, { threads: 3 });
+    const result = await greedy(t.page, MODEL_URL, { threads: 3 });
     expect(result.info).toMatchObject({ threads: 3, threaded: true });
     // Each pool thread counts the tasks it runs (ThreadPool::tasks_run): all
     // three ran some during this generation — the page's worker and two pthreads.
@@ -152,6 +190,7 @@ describe('cross-origin isolated page: the threaded build', () => {
     expect(result.text).toBe(expected);
   });
 
+  kernelTests(() => t, 'mt');
   streamingAndAbortTests(() => t.page);
 });
 
@@ -163,20 +202,21 @@ describe('page without cross-origin isolation: the single-thread build', () => {
   afterAll(() => t?.close());
 
   it('uses the single-thread build, even when asked for threads, and generates the same text', async () => {
-    const result = await greedy200(t.page, MODEL_URL, { threads: 3 });
+    const result = await greedy(t.page, MODEL_URL, { threads: 3 });
     expect(result.isolated).toBe(false);
     expect(result.info).toMatchObject({ threads: 1, threaded: false });
     expect(result.stats.threadsUsed).toBe(1);
     expect(result.text).toBe(expected);
-    expect(t.requestsFor('/dist/wasm/wasm-llm-st-web.wasm')).toHaveLength(1);
+    expect(t.requestsFor('/dist/wasm/wasm-llm-st-relaxed-web.wasm')).toHaveLength(1);
     expect(t.requests.filter((r) => r.path.includes('wasm-llm-mt'))).toEqual([]);
   });
 
   it('defaults to one thread', async () => {
-    const result = await greedy200(t.page, MODEL_URL);
+    const result = await greedy(t.page, MODEL_URL);
     expect(result.info).toMatchObject({ threads: 1, threaded: false });
     expect(result.text).toBe(expected);
   });
 
+  kernelTests(() => t, 'st');
   streamingAndAbortTests(() => t.page);
 });

@@ -41,7 +41,8 @@ describe('the browser entry', () => {
   it('reaches the browser worker, the shared worker code and the web glue, and no Node-only file', () => {
     expect(graph.files).toEqual(expect.arrayContaining([
       'js/browser.js', 'js/browser/platform.js', 'js/browser/opfs-cache.js', 'worker/browser-worker.js',
-      'worker/engine-host.js', 'worker/serve.js', 'dist/wasm/wasm-llm-mt-web.js', 'dist/wasm/wasm-llm-st-web.js',
+      'worker/engine-host.js', 'worker/serve.js', 'worker/relaxed-simd.js', 'dist/wasm/wasm-llm-mt-web.js',
+      'dist/wasm/wasm-llm-st-web.js', 'dist/wasm/wasm-llm-mt-relaxed-web.js', 'dist/wasm/wasm-llm-st-relaxed-web.js',
     ]));
     expect(graph.files.filter((f) => f.startsWith('js/node/') || f === 'js/index.js' || f.includes('node-worker'))).toEqual([]);
   });
@@ -51,7 +52,7 @@ describe('the browser entry', () => {
   });
 
   it('has web glue without Node code', () => {
-    for (const variant of ['mt', 'st']) {
+    for (const variant of ['mt', 'st', 'mt-relaxed', 'st-relaxed']) {
       const glue = fs.readFileSync(path.join(repoRoot, `dist/wasm/wasm-llm-${variant}-web.js`), 'utf8');
       expect(/\bexport default\b/.test(glue), variant).toBe(true);
       expect(/\brequire\(|__dirname/.test(glue), variant).toBe(false);  // what breaks in browsers and bundlers

@@ -31,10 +31,11 @@ describe('files that fail to load', () => {
   });
   afterAll(() => t?.close());
 
+  // The files of the build Chromium gets on an isolated page: threaded, relaxed SIMD.
   it.each([
     ['the worker script', '**/worker/browser-worker.js'],
-    ['the wasm glue', '**/dist/wasm/wasm-llm-mt-web.js'],
-    ['the wasm binary', '**/dist/wasm/wasm-llm-mt-web.wasm'],
+    ['the wasm glue', '**/dist/wasm/wasm-llm-mt-relaxed-web.js'],
+    ['the wasm binary', '**/dist/wasm/wasm-llm-mt-relaxed-web.wasm'],
   ])('%s: LoadError, then loading works again', async (_, pattern) => {
     const context = t.page.context();
     await context.route(pattern, (route) => route.fulfill({ status: 404, body: 'not found' }));
@@ -57,7 +58,7 @@ describe('a pthread worker script that fails to load', () => {
   beforeAll(async () => {
     glueDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-glue-'));
     for (const name of fs.readdirSync(path.join(repoRoot, 'dist/wasm'))) {
-      if (name !== 'wasm-llm-mt-web.worker.js') fs.copyFileSync(path.join(repoRoot, 'dist/wasm', name), path.join(glueDir, name));
+      if (name !== 'wasm-llm-mt-relaxed-web.worker.js') fs.copyFileSync(path.join(repoRoot, 'dist/wasm', name), path.join(glueDir, name));
     }
     t = await openTestPage({ isolated: true, mounts: { '/dist/wasm/': glueDir } });
   });

@@ -36,7 +36,7 @@ describe('LLM.load sources', () => {
       expect(expected.length).toBeGreaterThan(20);
       expect(llm.info).toMatchObject({
         architecture: 'llama', vocabSize: 512, layers: 5, heads: 8, contextSize: 256, threads: 1,
-        tensorTypes: { f32: 48 }, threaded: false,
+        tensorTypes: { f32: 48 }, threaded: false, kernels: 'simd128',
       });
       expect(llm.info.memory.total).toBe(llm.info.memory.weights + llm.info.memory.kvCache + llm.info.memory.buffers);
       const size = fs.statSync(modelPath).size;
@@ -161,6 +161,13 @@ describe('LLM.load errors', () => {
     const error = await LLM.load(modelPath, { threads: 1, memoryLimit: 1_000_000 }).catch((e) => e);
     expect(error).toBeInstanceOf(LoadError);
     expect(error.message).toMatch(/only 1\.0 MiB are available/);
+  });
+
+  it('runs the SIMD128 build whatever relaxedSimd says, and checks that it is a boolean', async () => {
+    const llm = await LLM.load(modelPath, { threads: 1, relaxedSimd: false });
+    expect(llm.info.kernels).toBe('simd128');
+    await llm.dispose();
+    await expect(LLM.load(modelPath, { threads: 1, relaxedSimd: 'no' })).rejects.toThrow(TypeError);
   });
 
   it('rejects a missing file', async () => {

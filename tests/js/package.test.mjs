@@ -37,8 +37,9 @@ describe('the packed package', () => {
   it('holds the runtime and no sources or tests', () => {
     const files = packed.files.map((f) => f.path);
     for (const f of ['js/index.js', 'js/index.cjs', 'js/index.d.ts', 'js/node/cli.js', 'worker/node-worker.js',
-      'js/browser.js', 'worker/browser-worker.js', 'dist/wasm/wasm-llm-mt-web.js', 'dist/wasm/wasm-llm-mt-web.worker.js',
-      'dist/wasm/wasm-llm-st-web.wasm', 'dist/wasm/wasm-llm-mt.wasm', 'dist/wasm/wasm-llm-st.wasm',
+      'js/browser.js', 'worker/browser-worker.js', 'worker/relaxed-simd.js', 'dist/wasm/wasm-llm-mt-web.js',
+      'dist/wasm/wasm-llm-mt-web.worker.js', 'dist/wasm/wasm-llm-st-web.wasm', 'dist/wasm/wasm-llm-mt-relaxed-web.worker.js',
+      'dist/wasm/wasm-llm-st-relaxed-web.wasm', 'dist/wasm/wasm-llm-mt.wasm', 'dist/wasm/wasm-llm-st.wasm',
       'dist/wasm/wasm-llm-cli.wasm', 'package.json']) {
       expect(files).toContain(f);
     }

@@ -33,6 +33,7 @@ async function expectParity(model, threads, maxTokens) {
   try {
     expect(llm.info.threads).toBe(threads);
     expect(llm.info.threaded).toBe(threads > 1);
+    expect(llm.info.kernels).toBe('simd128');  // Node runs the SIMD128 build
     for (const { js, cli } of cases) {
       const expected = await nativeContinuation(prompt, [...cli, '-n', String(maxTokens), '-t', String(threads)], model);
       expect(expected.length).toBeGreaterThan(maxTokens);  // real text, not an early stop
