@@ -35,8 +35,8 @@ export interface LoadOptions {
   cache?: boolean;
   /**
    * Browsers: use the relaxed-SIMD build where the browser runs it (default true); it gives
-   * the same results, faster (q4_0). false: always the plain SIMD128 build. Node ignores it
-   * and runs the SIMD128 build.
+   * the same results, faster (q4_0, q4_K and q6_K weights). false: always the plain SIMD128
+   * build. Node ignores it and runs the SIMD128 build.
    */
   relaxedSimd?: boolean;
   /** Node: the download cache folder (default $WASM_LLM_CACHE, else ~/.cache/wasm-llm). */

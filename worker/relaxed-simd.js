@@ -1,5 +1,5 @@
 // Whether this JS engine runs wasm relaxed SIMD, which the relaxed build's
-// q4_0 kernels need (Chromium 114 and later; Firefox behind a pref; Node 20's
+// kernels need (Chromium 114 and later; Firefox behind a pref; Node 20's
 // V8 only with --experimental-wasm-relaxed-simd). The probe is the smallest
 // module using the one instruction those kernels add: a function
 // (v128, v128, v128) → v128 that returns

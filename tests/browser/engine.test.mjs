@@ -14,13 +14,16 @@ import { openTestPage, slowModel } from './browser.mjs';
 
 const MODEL_URL = '/models/stories260K.gguf';
 const prompt = 'Once upon a time';
-// A q4_0 model's matrices go through the relaxed build's own kernels (stories260K
-// is f32), its prompt (23 tokens) through two of their gemm tiles of 8 tokens and a partial one.
-const Q4_0_FILE = 'synthetic-256x4-q4_0.gguf';
-const q4_0Prompt = 'Once upon a time, there was a little girl named Lily. She loved to play in the park.';
-const Q4_0_TOKENS = 100;
+// Quantized models whose matrices go through the relaxed build's own kernels
+// (stories260K is f32): q4_0 (and its q6_K output), and q4_K_M (q4_K, q6_K).
+// Their prompt (23 tokens) takes several gemm tiles and a partial one.
+const QUANTIZED = [
+  { type: 'q4_0', tensorTypes: { q4_0: 29, q6_K: 1 } },
+  { type: 'q4_K_M', tensorTypes: { q4_K: 25, q6_K: 5 } },
+];
+const quantizedPrompt = 'Once upon a time, there was a little girl named Lily. She loved to play in the park.';
+const QUANTIZED_TOKENS = 100;
 let expected;  // the native CLI's greedy 200 tokens
-let expectedQ4_0;  // and its greedy Q4_0_TOKENS on the q4_0 model
 let scratchDir;
 let slowModelUrl;
 
@@ -28,12 +31,15 @@ beforeAll(async () => {
   expected = await nativeContinuation(prompt, ['-n', '200', '--temp', '0']);
   scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-browser-'));
   slowModelUrl = `/scratch/${await slowModel(scratchDir)}`;
-  const q4_0Model = path.join(scratchDir, Q4_0_FILE);
-  await promisify(execFile)(path.join(repoRoot, 'build/native/wasm-llm'), [
-    'synth', '--shape', '256x4:4/2:768', '--type', 'q4_0', '--seed', '11', '--ctx', '512',
-    '--vocab', path.resolve(repoRoot, '../shared/models/vocab/ggml-vocab-llama-spm.gguf'), '-o', q4_0Model,
-  ]);
-  expectedQ4_0 = await nativeContinuation(q4_0Prompt, ['-n', String(Q4_0_TOKENS), '--temp', '0'], q4_0Model);
+  for (const model of QUANTIZED) {
+    model.file = `synthetic-256x4-${model.type}.gguf`;
+    const file = path.join(scratchDir, model.file);
+    await promisify(execFile)(path.join(repoRoot, 'build/native/wasm-llm'), [
+      'synth', '--shape', '256x4:4/2:768', '--type', model.type, '--seed', '11', '--ctx', '512',
+      '--vocab', path.resolve(repoRoot, '../shared/models/vocab/ggml-vocab-llama-spm.gguf'), '-o', file,
+    ]);
+    model.expected = await nativeContinuation(quantizedPrompt, ['-n', String(QUANTIZED_TOKENS), '--temp', '0'], file);
+  }
 });
 
 afterAll(() => fs.rmSync(scratchDir, { recursive: true, force: true }));
@@ -63,7 +69,7 @@ function greedy(page, url, options = {}, { text = prompt, maxTokens = 200 } = {}
 
 // Shared by both pages: the relaxed-SIMD build by default, the SIMD128 one
 // with relaxedSimd: false, each fetching only its own wasm file; both give
-// the native CLI's text, on stories260K and on the q4_0 model.
+// the native CLI's text, on stories260K and on the quantized models.
 function kernelTests(getTestPage, variant) {
   it.each([
     { options: {}, kernels: 'relaxed', build: `${variant}-relaxed-web`, other: `${variant}-web` },
@@ -75,11 +81,15 @@ function kernelTests(getTestPage, variant) {
     const f32 = await greedy(t.page, MODEL_URL, options);
     expect(f32.info).toMatchObject({ kernels, threaded: variant === 'mt' });
     expect(f32.text).toBe(expected);
-    const q4_0 = await greedy(t.page, `/scratch/${Q4_0_FILE}`, options, { text: q4_0Prompt, maxTokens: Q4_0_TOKENS });
-    expect(q4_0.info).toMatchObject({ kernels, tensorTypes: { q4_0: 29 } });
-    expect(q4_0.stats.generatedTokens).toBe(Q4_0_TOKENS);
-    expect(q4_0.text).toBe(expectedQ4_0);
-    expect(fetches(build) - before.build).toBe(2);
+    for (const model of QUANTIZED) {
+      const result = await greedy(t.page, `/scratch/${model.file}`, options, {
+        text: quantizedPrompt, maxTokens: QUANTIZED_TOKENS,
+      });
+      expect(result.info).toMatchObject({ kernels, tensorTypes: model.tensorTypes });
+      expect(result.stats.generatedTokens).toBe(QUANTIZED_TOKENS);
+      expect(result.text, model.type).toBe(model.expected);
+    }
+    expect(fetches(build) - before.build).toBe(1 + QUANTIZED.length);
     expect(fetches(other) - before.other).toBe(0);
   });
 }
