@@ -95,6 +95,20 @@ struct BlockQ5_0x8 {
 };
 static_assert(sizeof(BlockQ5_0x8) == 8 * sizeof(BlockQ5_0), "block_q5_0x8 size");
 
+// Q5_0x8i4: 8 Q5_0 rows for the relaxed-SIMD kernels, {f16 d[8]; u8 qh[2][16];
+// u8 qs[2][64]}: qs as Q4_0x8i4's (chunk c of half h = bytes 4c..4c+3 of row
+// 4h+k's qs at 4k..4k+3), and qh[h][4k + j] row 4h+k's fifth bits of the
+// elements chunk c's byte j holds: bit c that of element 4c + j (low nibble),
+// bit 4 + c that of element 16 + 4c + j (high nibble). So one 16-bit shift
+// and a mask move chunk c's fifth bits to bit 4 of each code byte. The same
+// 176 bytes as the 8 rows' Q5_0 blocks.
+struct BlockQ5_0x8i4 {
+  uint16_t d[8];
+  uint8_t qh[2][16];
+  uint8_t qs[2][64];
+};
+static_assert(sizeof(BlockQ5_0x8i4) == 8 * sizeof(BlockQ5_0), "block_q5_0x8i4 size");
+
 // Q8_1 {f16 d; f16 s; i8 qs[32]} (activations only): s = f16(d_f32 * Σ qs), with
 // d_f32 the scale before rounding to f16, as ggml.  y = q * d
 struct BlockQ8_1 {

@@ -120,6 +120,37 @@ void unpack_q5_0_rows(uint8_t* data, int64_t n, int64_t n_rows) {
   });
 }
 
+// Q5_0 rows <-> Q5_0x8i4 blocks (blocks.h): qs in 4-byte chunks, each row's
+// 32 fifth bits regrouped by the byte of a chunk that holds their element.
+void repack_q5_0i4_rows(uint8_t* data, int64_t n, int64_t n_rows) {
+  repack_groups<BlockQ5_0, BlockQ5_0x8i4>(data, n / kQK, n_rows, [](const BlockQ5_0& b, int r, BlockQ5_0x8i4& out) {
+    const int h = r / 4, k = r % 4;
+    uint32_t qh;
+    std::memcpy(&qh, b.qh, 4);  // little-endian, as the file
+    out.d[r] = b.d;
+    for (int j = 0; j < 4; ++j) {
+      uint8_t bits = 0;
+      for (int c = 0; c < 4; ++c) bits |= ((qh >> (4 * c + j)) & 1) << c | ((qh >> (16 + 4 * c + j)) & 1) << (4 + c);
+      out.qh[h][4 * k + j] = bits;
+    }
+    for (int c = 0; c < 4; ++c) std::memcpy(&out.qs[h][16 * c + 4 * k], &b.qs[4 * c], 4);
+  });
+}
+
+void unpack_q5_0i4_rows(uint8_t* data, int64_t n, int64_t n_rows) {
+  unpack_groups<BlockQ5_0, BlockQ5_0x8i4>(data, n / kQK, n_rows, [](const BlockQ5_0x8i4& p, int r, BlockQ5_0& b) {
+    const int h = r / 4, k = r % 4;
+    uint32_t qh = 0;
+    for (int j = 0; j < 4; ++j) {
+      const uint32_t bits = p.qh[h][4 * k + j];
+      for (int c = 0; c < 4; ++c) qh |= ((bits >> c) & 1) << (4 * c + j) | ((bits >> (4 + c)) & 1) << (16 + 4 * c + j);
+    }
+    b.d = p.d[r];
+    std::memcpy(b.qh, &qh, 4);
+    for (int c = 0; c < 4; ++c) std::memcpy(&b.qs[4 * c], &p.qs[h][16 * c + 4 * k], 4);
+  });
+}
+
 // Q4_K rows <-> Q4_Kx8 blocks (blocks.h). A Q4_K block keeps sub-blocks 2t
 // and 2t + 1 in the low and high nibbles of the same 32 bytes q; Q4_Kx8 gives
 // each its own 16 bytes, elements l and l + 16 in byte l. Eight bytes at a
@@ -248,6 +279,8 @@ void repack_q8_0x8(uint8_t* data, int64_t n, int64_t rows) { repack_rows<BlockQ8
 void unpack_q8_0x8(uint8_t* data, int64_t n, int64_t rows) { unpack_rows<BlockQ8_0, BlockQ8_0x8, 2>(data, n, rows); }
 void repack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { repack_q5_0_rows(data, n, n_rows); }
 void unpack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q5_0_rows(data, n, n_rows); }
+void repack_q5_0x8i4(uint8_t* data, int64_t n, int64_t n_rows) { repack_q5_0i4_rows(data, n, n_rows); }
+void unpack_q5_0x8i4(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q5_0i4_rows(data, n, n_rows); }
 void repack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { repack_q4_K_rows<2>(data, n, n_rows); }
 void unpack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows) { unpack_q4_K_rows<2>(data, n, n_rows); }
 void repack_q4_Kx8i4(uint8_t* data, int64_t n, int64_t n_rows) { repack_q4_K_rows<4>(data, n, n_rows); }
@@ -267,6 +300,9 @@ constexpr RepackedType kReferenceRepacked[] = {
      gemm_unpacked<ref::unpack_q4_0x8i4, ref::dot_q4_0_q8_0>},
     {"q5_0x8", TensorType::kQ5_0, 8, ref::repack_q5_0x8, ref::unpack_q5_0x8,
      matvec_unpacked<ref::unpack_q5_0x8, ref::dot_q5_0_q8_0>, gemm_unpacked<ref::unpack_q5_0x8, ref::dot_q5_0_q8_0>},
+    {"q5_0x8i4", TensorType::kQ5_0, 8, ref::repack_q5_0x8i4, ref::unpack_q5_0x8i4,
+     matvec_unpacked<ref::unpack_q5_0x8i4, ref::dot_q5_0_q8_0>,
+     gemm_unpacked<ref::unpack_q5_0x8i4, ref::dot_q5_0_q8_0>},
     {"q8_0x8", TensorType::kQ8_0, 8, ref::repack_q8_0x8, ref::unpack_q8_0x8,
      matvec_unpacked<ref::unpack_q8_0x8, ref::dot_q8_0_q8_0>, gemm_unpacked<ref::unpack_q8_0x8, ref::dot_q8_0_q8_0>},
     {"q4_Kx8", TensorType::kQ4_K, 8, ref::repack_q4_Kx8, ref::unpack_q4_Kx8,

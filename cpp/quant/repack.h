@@ -56,6 +56,8 @@ void repack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows);
 void unpack_q8_0x8(uint8_t* data, int64_t n, int64_t n_rows);
 void repack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows);
 void unpack_q5_0x8(uint8_t* data, int64_t n, int64_t n_rows);
+void repack_q5_0x8i4(uint8_t* data, int64_t n, int64_t n_rows);
+void unpack_q5_0x8i4(uint8_t* data, int64_t n, int64_t n_rows);
 void repack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows);
 void unpack_q4_Kx8(uint8_t* data, int64_t n, int64_t n_rows);
 void repack_q4_Kx8i4(uint8_t* data, int64_t n, int64_t n_rows);

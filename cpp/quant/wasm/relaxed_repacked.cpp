@@ -16,7 +16,11 @@
 // (WLLM_KERNELS=simd128 bash bench/kernels.sh chromium, then without), GMAC/s:
 // q4_0 rows × 64 activations 34 -> 60, × 1 28 -> 40; q4_K 28 -> 64, 29 -> 43.
 // Q6_K, which SIMD128 reads in the file's layout, goes into Q6_Kx8 (blocks.h)
-// for these kernels: 17 -> 34-40 and 10.5 -> 26.
+// for these kernels: 17 -> 34-40 and 10.5 -> 26. Q5_0 (Q5_0x8i4) takes its
+// fifth bits from a per-half vector: × 64 activations 20 -> 43 (1536 × 576,
+// smollm2's), × 1 unchanged at 23 (the bits cost what the dots save). A Q8_0
+// layout (the activation split by sign so that the weights' signed bytes go
+// in as they are, two relaxed dots per 16 products) gained 3-6%: not kept.
 #include "quant/kernels.h"
 
 #if defined(__wasm_relaxed_simd__)
@@ -49,24 +53,23 @@ void prepare_bytes_q8_0(const BlockQ8_0* x, int64_t count, PreparedBytesQ8_0* ou
   }
 }
 
-// Q4_0x8i4 against Q8_0: Σ (u − 8)·x = Σ u·x − 8·Σx, so each row's sum
-// starts at −8·Σx and adds the unsigned nibbles' products. Chunk c of a half
-// holds bytes 4c..4c+3 of its 4 rows: their low nibbles are elements 4c..4c+3
-// and their high nibbles 16 + 4c.., against the activation's bytes at 4c and
+// The layouts of 32-element blocks with one scale and unsigned codes, against
+// Q8_0: Σ (u − kOffset)·x = Σ u·x − kOffset·Σx, so each row's sum starts at
+// −kOffset·Σx and adds the codes' products. Chunk c of a half holds bytes
+// 4c..4c+3 of its 4 rows (Layout::codes gives their codes): elements 4c..4c+3
+// (low) and 16 + 4c.. (high), against the activation's bytes at 4c and
 // 16 + 4c splatted to every lane.
-struct Q4_0x8i4Format {
-  using Packed = BlockQ4_0x8;
+template <typename Layout>
+struct UnsignedCodesFormat : Layout {
+  using Packed = typename Layout::Packed;
   using Act = BlockQ8_0;
   using Prepared = PreparedBytesQ8_0;
   static constexpr int kBlock = kQK;
-  // Activations per gemm tile (rows × 64 activations in Chromium, GMAC/s:
-  // 2: 43, 3: 50, 4: 59, 5: 53, 8: 45; V8's register allocation decides).
-  static constexpr int kGemmActs = 4;
 
   static void prepare(const BlockQ8_0* x, int64_t count, Prepared* out) { prepare_bytes_q8_0(x, count, out); }
 
   // The halves one after the other keep the live vectors within V8's 16
-  // registers. One activation has two sum chains (low and high nibbles), as
+  // registers. One activation has two sum chains (low and high codes), as
   // a chain of dependent relaxed dots waits on each one's latency; with more
   // activations their chains overlap.
   template <int kActs>
@@ -78,13 +81,12 @@ struct Q4_0x8i4Format {
       for (int h = 0; h < 2; ++h) {
         v128_t sum[kChains][kActs];
         for (int a = 0; a < kActs; ++a) {
-          sum[0][a] = wasm_i32x4_splat(-8 * x[a][ib - c0].sum);
+          sum[0][a] = wasm_i32x4_splat(-Layout::kOffset * x[a][ib - c0].sum);
           if (kChains == 2) sum[kChains - 1][a] = wasm_i32x4_splat(0);
         }
         for (int c = 0; c < 4; ++c) {
-          const v128_t bytes = wasm_v128_load(w[ib].qs[h] + 16 * c);
-          const v128_t low = wasm_v128_and(bytes, wasm_i8x16_splat(15));
-          const v128_t high = wasm_v128_and(wasm_u16x8_shr(bytes, 4), wasm_i8x16_splat(15));
+          v128_t low, high;
+          Layout::codes(w[ib], h, c, &low, &high);
           for (int a = 0; a < kActs; ++a) {
             const uint8_t* q = reinterpret_cast<const uint8_t*>(x[a][ib - c0].q);
             sum[0][a] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(wasm_v128_load32_splat(q + 4 * c), low, sum[0][a]);
@@ -100,6 +102,35 @@ struct Q4_0x8i4Format {
         }
       }
     }
+  }
+};
+
+// Q4_0x8i4: the nibbles of a chunk's bytes.
+struct Q4_0x8i4Layout {
+  using Packed = BlockQ4_0x8;
+  static constexpr int32_t kOffset = 8;
+  // Activations per gemm tile (rows × 64 activations in Chromium, GMAC/s:
+  // 2: 43, 3: 50, 4: 59, 5: 53, 8: 45; V8's register allocation decides).
+  static constexpr int kGemmActs = 4;
+  static void codes(const Packed& b, int h, int c, v128_t* low, v128_t* high) {
+    const v128_t bytes = wasm_v128_load(b.qs[h] + 16 * c);
+    *low = wasm_v128_and(bytes, wasm_i8x16_splat(15));
+    *high = wasm_v128_and(wasm_u16x8_shr(bytes, 4), wasm_i8x16_splat(15));
+  }
+};
+
+// Q5_0x8i4: the nibbles, and bit 4 from the fifth bits (blocks.h: chunk c's
+// in bits c and 4 + c of the half's qh bytes).
+struct Q5_0x8i4Layout {
+  using Packed = BlockQ5_0x8i4;
+  static constexpr int32_t kOffset = 16;
+  static constexpr int kGemmActs = 4;  // (1536 × 576 × 64 activations, GMAC/s: 2: 31, 3: 36, 4: 43, 6: 41)
+  static void codes(const Packed& b, int h, int c, v128_t* low, v128_t* high) {
+    const v128_t bytes = wasm_v128_load(b.qs[h] + 16 * c), fifth = wasm_v128_load(b.qh[h]);
+    const v128_t bit4 = wasm_i8x16_splat(16);
+    *low = wasm_v128_or(wasm_v128_and(bytes, wasm_i8x16_splat(15)), wasm_v128_and(wasm_i16x8_shl(fifth, 4 - c), bit4));
+    *high = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(bytes, 4), wasm_i8x16_splat(15)),
+                         wasm_v128_and(wasm_u16x8_shr(fifth, c), bit4));
   }
 };
 
@@ -132,7 +163,7 @@ struct Q4_Kx8i4Format {
     }
   }
 
-  // As Q4_0x8i4Format's: the halves in turn, two sum chains for one activation.
+  // As UnsignedCodesFormat's: the halves in turn, two sum chains for one activation.
   template <int kActs>
   static void add_blocks(const Packed* w, const Prepared* const* x, int64_t c0, int64_t c1, v128_t acc[][2][8]) {
     constexpr int kChains = kActs == 1 ? 2 : 1;
@@ -275,8 +306,10 @@ struct Q6_Kx8Format {
 };
 
 constexpr RepackedType kRelaxedRepacked[] = {
-    {"q4_0x8i4", TensorType::kQ4_0, 8, ref::repack_q4_0x8i4, ref::unpack_q4_0x8i4, matvec_8_rows<Q4_0x8i4Format>,
-     gemm_8_rows<Q4_0x8i4Format>},
+    {"q4_0x8i4", TensorType::kQ4_0, 8, ref::repack_q4_0x8i4, ref::unpack_q4_0x8i4,
+     matvec_8_rows<UnsignedCodesFormat<Q4_0x8i4Layout>>, gemm_8_rows<UnsignedCodesFormat<Q4_0x8i4Layout>>},
+    {"q5_0x8i4", TensorType::kQ5_0, 8, ref::repack_q5_0x8i4, ref::unpack_q5_0x8i4,
+     matvec_8_rows<UnsignedCodesFormat<Q5_0x8i4Layout>>, gemm_8_rows<UnsignedCodesFormat<Q5_0x8i4Layout>>},
     {"q4_Kx8i4", TensorType::kQ4_K, 8, ref::repack_q4_Kx8i4, ref::unpack_q4_Kx8i4, matvec_8_rows<Q4_Kx8i4Format>,
      gemm_8_rows<Q4_Kx8i4Format>},
     {"q6_Kx8", TensorType::kQ6_K, 8, ref::repack_q6_Kx8, ref::unpack_q6_Kx8, matvec_8_rows<Q6_Kx8Format>,
