@@ -4,15 +4,17 @@
 // output is bit for bit the type's `dot`), and gets a RepackedType with the
 // kernels that read the new layout; ops.cpp sends its products there.
 //
-// Only the SIMD128 build repacks today (Q4_0, Q5_0, Q8_0 and Q4_K into
+// Only the wasm builds repack. SIMD128 (Q4_0, Q5_0, Q8_0 and Q4_K into
 // Q4_0x8, Q5_0x8, Q8_0x8 and Q4_Kx8, blocks.h): wasm has no int8 dot, and
 // with 4 rows in the lanes of every vector its kernels need no horizontal
 // sums and no per-row scale gathers (rows × one activation in Node: q4_0
 // 16.9 -> 21.9 GMAC/s, q4_K 10.0 -> 21.2, q5_0 7.6 -> 19.4; TinyLlama decode
-// q4_0 14.6 -> 17.7 tok/s, q4_K_M 8.8 -> 14.8). A Q6_K layout was tried and
-// not kept (README). The x86 kernels gained nothing from such layouts (tried:
-// 8-block transposes, block pairs, 2 and 4 rows at once), so native builds
-// keep the file's.
+// q4_0 14.6 -> 17.7 tok/s, q4_K_M 8.8 -> 14.8). Relaxed SIMD repacks into
+// the "i4" layouts and Q6_Kx8 (4 bytes of each of 4 rows per vector, for its
+// int8 dot; relaxed_repacked.cpp). A SIMD128 Q6_K layout was tried and not kept
+// (README). The x86 kernels gained nothing from such layouts (tried: 8-block
+// transposes, block pairs, 2 and 4 rows at once), so native builds keep the
+// file's.
 #pragma once
 
 #include <cstdint>
