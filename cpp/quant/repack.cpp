@@ -216,33 +216,41 @@ void unpack_q4_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
   });
 }
 
-// Q6_K rows <-> Q6_Kx8 blocks (blocks.h): each row's scales, ql and qh bytes
-// in 4-byte chunks at its place in the half.
+// Q6_K rows <-> Q6_Kx8 blocks (blocks.h): each row's ql and qh bytes in
+// 4-byte chunks and its scales at its place in each quarter of its half.
+template <bool kToPacked, typename Row, typename Packed>
+void move_q6_K_row(Row& row, int r, Packed& out) {
+  const int h = r / 4, k = r % 4;
+  const auto move = [](auto* in_row, auto* in_packed, size_t bytes) {  // one way or the other
+    if constexpr (kToPacked) {
+      std::memcpy(in_packed, in_row, bytes);
+    } else {
+      std::memcpy(in_row, in_packed, bytes);
+    }
+  };
+  move(&row.d, &out.d[r], 2);
+  for (int n = 0; n < 2; ++n) {
+    for (int q = 0; q < 2; ++q) {
+      auto& quarter = out.quarters[h][n][q];
+      for (int i = 0; i < 4; ++i) {
+        const int c = 4 * q + i;
+        for (int g = 0; g < 2; ++g) move(&row.ql[64 * n + 32 * g + 4 * c], &quarter.steps[i].ql[g][4 * k], 4);
+        move(&row.qh[32 * n + 4 * c], &quarter.steps[i].qh[4 * k], 4);
+      }
+      for (int g = 0; g < 4; ++g) move(&row.scales[8 * n + 2 * g + q], &quarter.scales[g][k], 1);
+    }
+  }
+}
+
 void repack_q6_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
   repack_groups<BlockQ6_K, BlockQ6_Kx8>(data, n / kQK_K, n_rows, [](const BlockQ6_K& b, int r, BlockQ6_Kx8& out) {
-    const int h = r / 4, k = r % 4;
-    out.d[r] = b.d;
-    for (int j = 0; j < 16; ++j) out.scales[h][j][k] = b.scales[j];
-    for (int part = 0; part < 2; ++part) {
-      for (int c = 0; c < 8; ++c) {
-        for (int g = 0; g < 2; ++g) std::memcpy(&out.ql[h][part][g][c][4 * k], &b.ql[64 * part + 32 * g + 4 * c], 4);
-        std::memcpy(&out.qh[h][part][c][4 * k], &b.qh[32 * part + 4 * c], 4);
-      }
-    }
+    move_q6_K_row<true>(b, r, out);
   });
 }
 
 void unpack_q6_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
   unpack_groups<BlockQ6_K, BlockQ6_Kx8>(data, n / kQK_K, n_rows, [](const BlockQ6_Kx8& p, int r, BlockQ6_K& b) {
-    const int h = r / 4, k = r % 4;
-    b.d = p.d[r];
-    for (int j = 0; j < 16; ++j) b.scales[j] = p.scales[h][j][k];
-    for (int part = 0; part < 2; ++part) {
-      for (int c = 0; c < 8; ++c) {
-        for (int g = 0; g < 2; ++g) std::memcpy(&b.ql[64 * part + 32 * g + 4 * c], &p.ql[h][part][g][c][4 * k], 4);
-        std::memcpy(&b.qh[32 * part + 4 * c], &p.qh[h][part][c][4 * k], 4);
-      }
-    }
+    move_q6_K_row<false>(b, r, p);
   });
 }
 

@@ -16,7 +16,7 @@
 // (WLLM_KERNELS=simd128 bash bench/kernels.sh chromium, then without), GMAC/s:
 // q4_0 rows × 64 activations 34 -> 60, × 1 28 -> 40; q4_K 28 -> 64, 29 -> 43.
 // Q6_K, which SIMD128 reads in the file's layout, goes into Q6_Kx8 (blocks.h)
-// for these kernels: 17 -> 34-40 and 10.5 -> 26. Q5_0 (Q5_0x8i4) takes its
+// for these kernels: 17 -> 45 and 10.5 -> 31. Q5_0 (Q5_0x8i4) takes its
 // fifth bits from a per-half vector: × 64 activations 20 -> 43 (1536 × 576,
 // smollm2's), × 1 unchanged at 23 (the bits cost what the dots save). A Q8_0
 // layout (the activation split by sign so that the weights' signed bytes go
@@ -224,19 +224,19 @@ struct PreparedQ6Act {
 };
 
 // Q6_Kx8 against Q8_K: Σ_j sc_j·Σ (code − 32)·x over the 16 sub-blocks, each
-// sub-block's sum starting at −32·Σx. A step takes chunk c of both ql groups
-// and of qh for part n (elements 128n..): its 4 code vectors are elements
-// 128n + 32q + 4c.. (q = 0..3, sub-block 8n + 2q + c / 4), each code the ql
-// nibble and 2 qh bits moved to bits 4..5, against the activation's bytes
-// there splatted. So a step keeps 4 independent sums per activation.
+// sub-block's sum starting at −32·Σx. Step c of part n (blocks.h) makes 4
+// code vectors, elements 128n + 32g + 4c.. (g = 0..3, sub-block 8n + 2g +
+// c / 4), each code the ql nibble and 2 qh bits moved to bits 4..5, against
+// the activation's bytes there splatted. So a quarter keeps 4 independent
+// sums per activation, then meets the 4 sub-blocks' scales stored after it.
 struct Q6_Kx8Format {
   using Packed = BlockQ6_Kx8;
   using Act = BlockQ8_K;
   using Prepared = PreparedQ6Act;
   static constexpr int kBlock = kQK_K;
   // Activations per gemm tile (rows × 64 activations in Chromium, GMAC/s:
-  // 1: 29, 2: 34-40, 3: 38, 4: 38).
-  static constexpr int kGemmActs = 2;
+  // 2: 34-42, 3: 45, 4: 34).
+  static constexpr int kGemmActs = 3;
 
   static void prepare(const BlockQ8_K* x, int64_t count, Prepared* out) {
     for (int64_t ib = 0; ib < count; ++ib) {
@@ -246,9 +246,18 @@ struct Q6_Kx8Format {
     }
   }
 
-  // Sub-block j's scales of a half's 4 rows as int32 lanes.
-  static v128_t scales(const Packed& b, int h, int j) {
-    return wasm_i32x4_extend_low_i16x8(wasm_i16x8_extend_low_i8x16(wasm_v128_load32_zero(b.scales[h][j])));
+  // Step i's 4 code vectors: the ql nibble, and the qh bits moved to bits
+  // 4..5 (the 16-bit shifts carry bits across bytes only where the masks
+  // drop them).
+  static void codes(const Packed::Step& step, v128_t out[4]) {
+    const v128_t low = wasm_v128_load(step.ql[0]), high = wasm_v128_load(step.ql[1]);
+    const v128_t top = wasm_v128_load(step.qh);
+    const v128_t nibble = wasm_i8x16_splat(15), bits = wasm_i8x16_splat(0x30);
+    out[0] = wasm_v128_or(wasm_v128_and(low, nibble), wasm_v128_and(wasm_i16x8_shl(top, 4), bits));
+    out[1] = wasm_v128_or(wasm_v128_and(high, nibble), wasm_v128_and(wasm_i16x8_shl(top, 2), bits));
+    out[2] = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(low, 4), nibble), wasm_v128_and(top, bits));
+    out[3] = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(high, 4), nibble),
+                          wasm_v128_and(wasm_u16x8_shr(top, 2), bits));
   }
 
   template <int kActs>
@@ -261,36 +270,26 @@ struct Q6_Kx8Format {
         v128_t sumi[kActs];
         for (v128_t& v : sumi) v = wasm_i32x4_splat(0);
         for (int n = 0; n < 2; ++n) {
-          for (int half_c = 0; half_c < 8; half_c += 4) {  // chunks c of the same 4 sub-blocks
+          for (int r = 0; r < 2; ++r) {
+            const Packed::Quarter& quarter = b.quarters[h][n][r];
             v128_t sum[kActs][4];
             for (int a = 0; a < kActs; ++a) {
-              for (int q = 0; q < 4; ++q) {
-                sum[a][q] = wasm_i32x4_splat(x[a][ib - c0].minus_32_sums[8 * n + 2 * q + half_c / 4]);
-              }
+              for (int g = 0; g < 4; ++g) sum[a][g] = wasm_i32x4_splat(x[a][ib - c0].minus_32_sums[8 * n + 2 * g + r]);
             }
-            for (int c = half_c; c < half_c + 4; ++c) {
-              const v128_t low = wasm_v128_load(b.ql[h][n][0][c]), high = wasm_v128_load(b.ql[h][n][1][c]);
-              const v128_t top = wasm_v128_load(b.qh[h][n][c]);
-              const v128_t nibble = wasm_i8x16_splat(15), bits = wasm_i8x16_splat(0x30);
-              // The ql nibble, and the qh bits moved to bits 4..5 (the 16-bit
-              // shifts carry bits across bytes only where the masks drop them).
-              const v128_t codes[4] = {
-                  wasm_v128_or(wasm_v128_and(low, nibble), wasm_v128_and(wasm_i16x8_shl(top, 4), bits)),
-                  wasm_v128_or(wasm_v128_and(high, nibble), wasm_v128_and(wasm_i16x8_shl(top, 2), bits)),
-                  wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(low, 4), nibble), wasm_v128_and(top, bits)),
-                  wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(high, 4), nibble),
-                               wasm_v128_and(wasm_u16x8_shr(top, 2), bits)),
-              };
+            for (int i = 0; i < 4; ++i) {
+              v128_t codes_of[4];
+              codes(quarter.steps[i], codes_of);
               for (int a = 0; a < kActs; ++a) {
-                const uint8_t* q = reinterpret_cast<const uint8_t*>(x[a][ib - c0].q) + 128 * n + 4 * c;
+                const uint8_t* q = reinterpret_cast<const uint8_t*>(x[a][ib - c0].q) + 128 * n + 4 * (4 * r + i);
                 for (int g = 0; g < 4; ++g) {
                   sum[a][g] =
-                      wasm_i32x4_relaxed_dot_i8x16_i7x16_add(wasm_v128_load32_splat(q + 32 * g), codes[g], sum[a][g]);
+                      wasm_i32x4_relaxed_dot_i8x16_i7x16_add(wasm_v128_load32_splat(q + 32 * g), codes_of[g], sum[a][g]);
                 }
               }
             }
-            for (int g = 0; g < 4; ++g) {
-              const v128_t sc = scales(b, h, 8 * n + 2 * g + half_c / 4);
+            for (int g = 0; g < 4; ++g) {  // the 4 rows' scales of sub-block 8n + 2g + r, as int32 lanes
+              const v128_t sc =
+                  wasm_i32x4_extend_low_i16x8(wasm_i16x8_extend_low_i8x16(wasm_v128_load32_zero(quarter.scales[g])));
               for (int a = 0; a < kActs; ++a) sumi[a] = wasm_i32x4_add(sumi[a], wasm_i32x4_mul(sum[a][g], sc));
             }
           }
