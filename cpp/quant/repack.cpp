@@ -193,7 +193,7 @@ void repack_q4_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
     for (int t = 0; t < 4; ++t) split_q4_K_pair(b.qs + 32 * t, codes[2 * t], codes[2 * t + 1]);
     for (int sb = 0; sb < 8; ++sb) {
       for (int c = 0; c < 16 / kWidth; ++c) {
-        std::memcpy(&out.qs[h][sb][4 * kWidth * c + kWidth * k], &codes[sb][kWidth * c], kWidth);
+        std::memcpy(&out.qs[sb][h][4 * kWidth * c + kWidth * k], &codes[sb][kWidth * c], kWidth);
       }
     }
   });
@@ -209,7 +209,7 @@ void unpack_q4_K_rows(uint8_t* data, int64_t n, int64_t n_rows) {
     uint8_t codes[8][16];
     for (int sb = 0; sb < 8; ++sb) {
       for (int c = 0; c < 16 / kWidth; ++c) {
-        std::memcpy(&codes[sb][kWidth * c], &p.qs[h][sb][4 * kWidth * c + kWidth * k], kWidth);
+        std::memcpy(&codes[sb][kWidth * c], &p.qs[sb][h][4 * kWidth * c + kWidth * k], kWidth);
       }
     }
     for (int t = 0; t < 4; ++t) join_q4_K_pair(codes[2 * t], codes[2 * t + 1], b.qs + 32 * t);

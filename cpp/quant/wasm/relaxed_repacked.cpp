@@ -184,7 +184,7 @@ struct Q4_Kx8i4Format {
             for (v128_t& v : chain) v = wasm_i32x4_splat(0);
           }
           for (int c = 0; c < 4; ++c) {
-            const v128_t bytes = wasm_v128_load(b.qs[h][s] + 16 * c);
+            const v128_t bytes = wasm_v128_load(b.qs[s][h] + 16 * c);
             const v128_t low = wasm_v128_and(bytes, wasm_i8x16_splat(15));
             const v128_t high = wasm_v128_and(wasm_u16x8_shr(bytes, 4), wasm_i8x16_splat(15));
             for (int a = 0; a < kActs; ++a) {

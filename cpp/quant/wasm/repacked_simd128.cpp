@@ -203,7 +203,7 @@ struct Q4_Kx8Format {
         v128_t sum[kActs][2];
         for (auto& v : sum) v[0] = v[1] = wasm_i32x4_splat(0);
         for (int c = 0; c < 8; ++c) {
-          const v128_t bytes[2] = {wasm_u16x8_load8x8(b.qs[0][s] + 8 * c), wasm_u16x8_load8x8(b.qs[1][s] + 8 * c)};
+          const v128_t bytes[2] = {wasm_u16x8_load8x8(b.qs[s][0] + 8 * c), wasm_u16x8_load8x8(b.qs[s][1] + 8 * c)};
           for (int a = 0; a < kActs; ++a) {
             const PreparedQ8_K& p = x[a][ib - c0];
             const v128_t x_low = wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.low[s]) + 4 * c);
