@@ -10,6 +10,13 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const modelPath = path.join(path.resolve(repoRoot, '../shared/models'), 'stories260K.gguf');
 const cliPath = path.join(repoRoot, 'build/native/wasm-llm');
 
+// The kernels the package runs in the Node running the tests: V8 runs relaxed
+// SIMD without a flag from 11.4 on (Node 22; Node 20 has 11.3), and then the
+// package loads its relaxed-SIMD build.
+const [v8Major, v8Minor] = process.versions.v8.split('.').map(Number);
+export const v8RunsRelaxedSimd = v8Major > 11 || (v8Major === 11 && v8Minor >= 4);
+export const nodeKernels = v8RunsRelaxedSimd ? 'relaxed' : 'simd128';
+
 // The continuation the native CLI prints after the prompt (stdout is
 // prompt + continuation + "\n"; the summary line goes to stderr).
 export async function nativeContinuation(prompt, args, model = modelPath) {
