@@ -1,12 +1,15 @@
-// `npm run bench [-- --quick] [--shapes a,b] [--types x,y]`: prefill and decode speed, load time and peak
-// memory of our engine (native, as wasm in Node and as wasm in headless
-// Chromium) beside llama.cpp's native build and wllama (llama.cpp as wasm) in
-// Chromium, on synthetic models of real shapes (made with our own `synth` and
-// `quantize`, cached in build/bench-models), plus the machine's memory read
-// bandwidth. Prints one JSON line per measurement, then markdown tables with
-// every engine's figures and its ratio to llama.cpp native, then a summary of
-// the ratios the project has targets for. Every engine runs in its own
-// process, one after another; on a shared machine the absolute figures are
+// `npm run bench [-- --quick] [--shapes a,b] [--types x,y] [--node PATH]`:
+// prefill and decode speed, load time and peak memory of our engine (native,
+// as wasm in Node and as wasm in headless Chromium) beside llama.cpp's native
+// build and wllama (llama.cpp as wasm) in Chromium, on synthetic models of
+// real shapes (made with our own `synth` and `quantize`, cached in
+// build/bench-models), plus the machine's memory read bandwidth. --node: the
+// Node binary that runs ours as wasm in Node and node-llama-cpp (default: the
+// one running this script), e.g. build/node24/bin/node, whose V8 runs our
+// relaxed-SIMD build. Prints one JSON line per measurement, then markdown
+// tables with every engine's figures and its ratio to llama.cpp native, then a
+// summary of the ratios the project has targets for. Every engine runs in its
+// own process, one after another; on a shared machine the absolute figures are
 // noisy, the ratios within one run less so.
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
@@ -40,6 +43,12 @@ function pick(all, quickDefault, flag, nameOf = (x) => x) {
 }
 const shapes = pick([stories15M, smollm2, tinyllama], [stories15M, smollm2], '--shapes', (s) => s.shape);
 const types = pick(['f16', 'q8_0', 'q4_0', 'q4_K_M'], ['q4_0'], '--types');
+const nodeFlag = process.argv.indexOf('--node');
+const measuringNode = nodeFlag < 0 ? process.execPath : resolve(String(process.argv[nodeFlag + 1]));
+const measuringNodeVersion = execFileSync(measuringNode, ['--version']).toString().trim();  // 'v24.21.0'
+// Named with its Node's version when that is not the default one.
+const OURS_NODE = nodeFlag < 0 ? 'ours wasm (Node)'
+  : `ours wasm (Node ${measuringNodeVersion.slice(1).split('.').slice(0, 2).join('.')})`;
 const promptLengths = quick ? [64] : [64, 512];
 const decodeTokens = quick ? 32 : 128;
 const threadCounts = quick ? [1] : [1, 2];
@@ -82,18 +91,22 @@ async function runJson(file, args) {
     throw new Error(reason || error.message);
   }
 }
-const node = (script, ...args) => runJson(process.execPath, [join(repo, script), ...args.map(String)]);
+// Runs one of this repository's scripts with the Node binary `bin`; the
+// Chromium drivers run in this Node.
+const node = (bin, script, ...args) => runJson(bin, [join(repo, script), ...args.map(String)]);
+const inChromium = (page, ...args) => node(process.execPath, 'bench/chromium-run.mjs', page, ...args);
 
 // Each engine: a name and how to measure one (model, prompt, decode, threads)
 // as a JSON object {load_s, prefill_tok_s, decode_tok_s, peak_rss_mib}; ours
 // also names its kernels' ISA ({kernels: 'avx512' | 'simd128' | 'relaxed', ...}),
-// which the JSON lines below carry.
+// which the JSON lines below carry, as they carry the version of the Node that
+// measured the engines run in measuringNode (inNode).
 const engines = [
   { name: 'ours native', run: (m, p, n, t) => runJson(cli, benchArgs(m, p, n, t)) },
-  { name: 'ours wasm (Node)', run: (m, p, n, t) => node('js/node/cli.js', ...benchArgs(m, p, n, t)) },
-  { name: 'ours wasm (Chromium)', run: (m, p, n, t) => node('bench/chromium-run.mjs', 'ours', m, p, n, t) },
-  { name: REFERENCE, run: (m, p, n, t) => node('bench/llama-cpp-run.mjs', m, p, n, t) },
-  { name: 'wllama (Chromium)', run: (m, p, n, t) => node('bench/chromium-run.mjs', 'wllama', m, p, n, t) },
+  { name: OURS_NODE, inNode: true, run: (m, p, n, t) => node(measuringNode, 'js/node/cli.js', ...benchArgs(m, p, n, t)) },
+  { name: 'ours wasm (Chromium)', run: (m, p, n, t) => inChromium('ours', m, p, n, t) },
+  { name: REFERENCE, inNode: true, run: (m, p, n, t) => node(measuringNode, 'bench/llama-cpp-run.mjs', m, p, n, t) },
+  { name: 'wllama (Chromium)', run: (m, p, n, t) => inChromium('wllama', m, p, n, t) },
 ];
 
 const started = Date.now();
@@ -134,7 +147,8 @@ for (const shape of shapes) {
           } catch (error) {
             results[engine.name] = { error: String(error.message).split('\n')[0] };
           }
-          console.log(JSON.stringify({ shape: shape.shape, type, prompt: p, ...results[engine.name], engine: engine.name }));
+          const line = { shape: shape.shape, type, prompt: p, ...results[engine.name], engine: engine.name };
+          console.log(JSON.stringify(engine.inNode ? { ...line, node: measuringNodeVersion } : line));
         }
         rows.push({ shape: shape.shape, type, sizeMib, threads: t, prompt: p, results });
       }
@@ -182,10 +196,10 @@ function summaryLines() {
     ratioLine(rows, chromium, REFERENCE, 'prefill_tok_s', 0.3),
     ratioLine(decodeRows, chromium, 'wllama (Chromium)', 'decode_tok_s'),
     ratioLine(rows, chromium, 'wllama (Chromium)', 'prefill_tok_s'),
-    ratioLine(decodeRows, 'ours wasm (Node)', 'ours native', 'decode_tok_s', 0.7),
-    ratioLine(rows, 'ours wasm (Node)', 'ours native', 'prefill_tok_s', 0.7),
+    ratioLine(decodeRows, OURS_NODE, 'ours native', 'decode_tok_s', 0.7),
+    ratioLine(rows, OURS_NODE, 'ours native', 'prefill_tok_s', 0.7),
     ...bwRows.map((r) => `- decode bandwidth use on ${r.shape} ${r.type}, ${r.threads} thread(s) (target ≥70% of ` +
-      `${bandwidth[r.threads]} GB/s): ${['ours native', 'ours wasm (Node)', chromium].map((e) => `${e} ${bandwidthUse(r, e)}`)
+      `${bandwidth[r.threads]} GB/s): ${['ours native', OURS_NODE, chromium].map((e) => `${e} ${bandwidthUse(r, e)}`)
         .join(', ')}`),
   ];
 }

@@ -34,9 +34,9 @@ export interface LoadOptions {
    */
   cache?: boolean;
   /**
-   * Browsers: use the relaxed-SIMD build where the browser runs it (default true); it gives
-   * the same results, faster (q4_0, q4_K and q6_K weights). false: always the plain SIMD128
-   * build. Node ignores it and runs the SIMD128 build.
+   * Use the relaxed-SIMD build where the JS engine runs it (default true): browsers that
+   * validate relaxed SIMD (Chromium 114+) and Node 22 and later. It gives the same results,
+   * faster (q4_0, q4_K and q6_K weights). false: always the plain SIMD128 build.
    */
   relaxedSimd?: boolean;
   /** Node: the download cache folder (default $WASM_LLM_CACHE, else ~/.cache/wasm-llm). */
@@ -130,7 +130,8 @@ export interface ModelInfo {
   threaded: boolean;
   /**
    * The engine's kernels: 'relaxed' for the relaxed-SIMD build (browsers that run relaxed
-   * SIMD, unless `relaxedSimd: false`), else 'simd128' (always in Node). Same results either way.
+   * SIMD and Node 22 and later, unless `relaxedSimd: false`), else 'simd128'. Same results
+   * either way.
    */
   kernels: 'relaxed' | 'simd128';
   /** The model's Jinja chat template, or null (then ChatML is used). */

@@ -4,10 +4,11 @@
 #   tools/build-wasm-program.sh simd128|relaxed OUT.js SOURCE... [-- FLAG...]
 # SOURCEs are added to cpp/core and cpp/quant; FLAGs go to every compile.
 #   simd128  for Node (classic glue)
-#   relaxed  for browsers (tools/run-wasm-in-chromium.mjs): the relaxed
-#            kernels compiled by clang 19 (cmake/relaxed-simd-cxx.sh), linked
-#            at -O1 with BigInt so binaryen leaves the relaxed instructions
-#            alone (CMakeLists.txt says why)
+#   relaxed  for browsers (tools/run-wasm-in-chromium.mjs) and Node 22 and
+#            later: the relaxed kernels compiled by clang 19
+#            (cmake/relaxed-simd-cxx.sh), linked at -O1 with BigInt so
+#            binaryen leaves the relaxed instructions alone (CMakeLists.txt
+#            says why)
 # Objects are compiled in parallel into OUT's folder/obj-<flavour>; the log
 # goes to OUT's folder/build-<flavour>.log and its end is shown on failure.
 set -euo pipefail
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
 done
 case "$flavour" in
   simd128) link=(-O2) ;;
-  relaxed) link=(-O1 -sWASM_BIGINT -sENVIRONMENT=web) ;;
+  relaxed) link=(-O1 -sWASM_BIGINT -sENVIRONMENT=web,node) ;;
   *) echo "build-wasm-program: unknown flavour $flavour (simd128 or relaxed)" >&2; exit 2 ;;
 esac
 export NODE_PATH=/usr/share/nodejs  # Debian's emscripten finds its JS dependencies here

@@ -3,8 +3,10 @@
 #   wasm-llm-mt.{js,wasm,worker.js}      threaded (pthreads, needs SharedArrayBuffer), Node glue
 #   wasm-llm-st.{js,wasm}                single-threaded, Node glue
 #   wasm-llm-{mt,st}-web.{js,wasm,...}   the same for browsers (ES module glue)
-#   wasm-llm-{mt,st}-relaxed-web.*       the same with relaxed SIMD, for browsers that run it
+#   wasm-llm-{mt,st}-relaxed{,-web}.*    the same with relaxed SIMD, for engines that run it
+#                                        (browsers, Node 22 and later)
 #   wasm-llm-cli.{js,wasm,worker.js}     the command-line tool for Node (threaded)
+#   wasm-llm-cli-relaxed.*               the same with relaxed SIMD
 # Each variant has its own build directory (build/wasm-mt, build/wasm-st, ...)
 # because -pthread (and the relaxed kernels' compiler) must be on the compile
 # of every object. Build logs go to build/wasm-*/build.log; on failure the
@@ -28,7 +30,8 @@ mkdir -p dist/wasm
 for variant in mt st mt-relaxed st-relaxed; do
   dir=build/wasm-$variant
   threads=$([ "${variant%-relaxed}" = mt ] && echo ON || echo OFF)
-  relaxed=$([ "$variant" != "${variant%-relaxed}" ] && echo ON || echo OFF)
+  relaxed_suffix=${variant#[ms]t}  # '' or -relaxed
+  relaxed=$([ -n "$relaxed_suffix" ] && echo ON || echo OFF)
   mkdir -p "$dir"
   if ! emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DWLLM_WASM_THREADS="$threads" \
       -DWLLM_WASM_RELAXED="$relaxed" >"$dir/configure.log" 2>&1; then
@@ -40,7 +43,8 @@ for variant in mt st mt-relaxed st-relaxed; do
     echo "build failed: see $dir/build.log" >&2
     exit 1
   fi
-  for f in "$dir"/wasm-llm-$variant{,-web}.{js,wasm,worker.js} "$dir"/wasm-llm-cli.{js,wasm,worker.js}; do
+  for f in "$dir"/wasm-llm-$variant{,-web}.{js,wasm,worker.js} \
+      "$dir"/wasm-llm-cli$relaxed_suffix.{js,wasm,worker.js}; do  # the CLI: mt builds only
     if [ -f "$f" ]; then cp "$f" dist/wasm/; fi
   done
 done
@@ -48,4 +52,4 @@ done
 # parsing it as ESM. (Browsers and bundlers load the -web glue as a module
 # whatever this says.)
 echo '{"type":"commonjs"}' >dist/wasm/package.json
-echo "built dist/wasm (wasm-llm-mt, wasm-llm-st, and their -web glue)"
+echo "built dist/wasm (wasm-llm-mt, wasm-llm-st, their relaxed-SIMD builds, -web glue and the CLI)"

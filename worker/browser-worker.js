@@ -8,7 +8,7 @@
 // a request.
 import { openOpfsCache } from '../js/browser/opfs-cache.js';
 import { EngineHost } from './engine-host.js';
-import { runsRelaxedSimd } from './relaxed-simd.js';
+import { wasmBuild } from './relaxed-simd.js';
 import { serve } from './serve.js';
 
 // Static imports (one per build) so bundlers see and copy every build: the
@@ -37,8 +37,7 @@ const THREADED_FILES = {
 };
 
 async function createHost({ variant, threads, relaxedSimd }) {
-  // The relaxed-SIMD build gives the same results, faster, where it runs.
-  const build = relaxedSimd && runsRelaxedSimd() ? `${variant}-relaxed` : variant;
+  const build = wasmBuild(variant, relaxedSimd);
   const { default: createWasmLlm } = await GLUE[build]();
   const settings = { nThreads: threads };
   if (THREADED_FILES[build]) {

@@ -1,7 +1,7 @@
 // Whether this JS engine runs wasm relaxed SIMD, which the relaxed build's
-// kernels need (Chromium 114 and later; Firefox behind a pref; Node 20's
-// V8 only with --experimental-wasm-relaxed-simd). The probe is the smallest
-// module using the one instruction those kernels add: a function
+// kernels need (V8 11.4 and later: Chromium 114, Node 22; Firefox behind a
+// pref; Node 20's V8 only with --experimental-wasm-relaxed-simd). The probe
+// is the smallest module using the one instruction those kernels add: a function
 // (v128, v128, v128) → v128 that returns
 // i32x4.relaxed_dot_i8x16_i7x16_add_s of its parameters.
 const PROBE = new Uint8Array([
@@ -16,4 +16,11 @@ const PROBE = new Uint8Array([
 
 export function runsRelaxedSimd() {
   return WebAssembly.validate(PROBE);
+}
+
+// The build of `variant` ('mt' or 'st') an engine worker loads: its
+// relaxed-SIMD build where this engine runs it, unless the caller asked for
+// SIMD128 (the load option relaxedSimd: false). Both give the same results.
+export function wasmBuild(variant, relaxedSimd) {
+  return relaxedSimd && runsRelaxedSimd() ? `${variant}-relaxed` : variant;
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npx wasm-llm <command> ...`: the native CLI's subcommands and flags
 // (generate, tokenize, info, quantize, bench, synth, logits), run as wasm in
-// Node (dist/wasm/wasm-llm-cli.*). -m also takes what LLM.load takes by name:
+// Node (dist/wasm/wasm-llm-cli.*, or its relaxed-SIMD build
+// wasm-llm-cli-relaxed.* where this Node runs it: Node 22 and later, same
+// results, faster). -m also takes what LLM.load takes by name:
 // a registry name (looked up in $WASM_LLM_MODELS first), an http(s) URL or
 // 'hf:owner/repo/file.gguf'; those are downloaded into the cache folder first,
 // with a progress bar.
@@ -9,6 +11,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runsRelaxedSimd } from '../../worker/relaxed-simd.js';
 import { remoteUrl } from '../registry.js';
 import { defaultCacheDir } from './cache.js';
 import { downloadToCache } from './download.js';
@@ -78,7 +81,7 @@ async function main() {
   // The pthread pool must hold every thread the engine starts (more would hang).
   const threads = Number(flagValue(args, ['-t', '--threads'])?.value);
   const nThreads = Math.max(Number.isInteger(threads) && threads > 0 ? threads : 0, Math.min(logicalCores(), 8), 1);
-  const name = 'wasm-llm-cli';
+  const name = runsRelaxedSimd() ? 'wasm-llm-cli-relaxed' : 'wasm-llm-cli';
   const factory = require(fileURLToPath(new URL(`${name}.js`, wasmDir)));
   // main() runs on instantiation and exits the process with its status.
   await factory({

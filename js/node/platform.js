@@ -35,9 +35,11 @@ export const nodePlatform = {
   // Node always has SharedArrayBuffer.
   threadsSupported: () => true,
 
-  // No relaxedSimd: Node has only the SIMD128 build (Node 20's V8 runs relaxed SIMD only behind a flag).
-  startWorker(variant, threads) {
-    const worker = new Worker(new URL('../../worker/node-worker.js', import.meta.url), { workerData: { variant, threads } });
+  // The worker picks the relaxed-SIMD build of `variant` if relaxedSimd and this Node runs it (Node 22 and later).
+  startWorker(variant, threads, relaxedSimd) {
+    const worker = new Worker(new URL('../../worker/node-worker.js', import.meta.url), {
+      workerData: { variant, threads, relaxedSimd },
+    });
     return {
       post: (message, transfer) => worker.postMessage(message, transfer),
       on: (event, listener) => {

@@ -5,10 +5,30 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { cached, runCli, sharedModels } from '../reference/reference.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const modelPath = path.join(path.resolve(repoRoot, '../shared/models'), 'stories260K.gguf');
 const cliPath = path.join(repoRoot, 'build/native/wasm-llm');
+
+// The kernels the package runs in the Node running the tests: V8 runs relaxed
+// SIMD without a flag from 11.4 on (Node 22; Node 20 has 11.3), and then the
+// package loads its relaxed-SIMD build.
+const [v8Major, v8Minor] = process.versions.v8.split('.').map(Number);
+export const v8RunsRelaxedSimd = v8Major > 11 || (v8Major === 11 && v8Minor >= 4);
+export const nodeKernels = v8RunsRelaxedSimd ? 'relaxed' : 'simd128';
+
+// Node 24, which tools/setup.sh fetches into build/node24 on x64 Linux (the
+// only platform of its npm package): where the Node 24 tests run.
+export const node24 = path.join(repoRoot, 'build/node24/bin/node');
+export const node24Platform = process.platform === 'linux' && process.arch === 'x64';
+
+// A small synthetic model of `type` (rows of 256 so every K-quant applies to every matrix).
+export function syntheticModel(type) {
+  return cached(`parity-256x4-${type}.gguf`, (file) =>
+    runCli(['synth', '--shape', '256x4:4/2:768', '--type', type, '--seed', '11', '--ctx', '512',
+      '--vocab', path.join(sharedModels, 'vocab', 'ggml-vocab-llama-spm.gguf'), '-o', file]));
+}
 
 // The continuation the native CLI prints after the prompt (stdout is
 // prompt + continuation + "\n"; the summary line goes to stderr).

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, LLM, LoadError } from '../../js/index.js';
 import { cached, runCli, sharedModels } from '../reference/reference.mjs';
-import { modelPath, readModel, serveModel } from './helpers.mjs';
+import { modelPath, nodeKernels, readModel, serveModel } from './helpers.mjs';
 
 const prompt = 'Once upon a time';
 const greedy = { maxTokens: 24, temperature: 0 };
@@ -36,7 +36,7 @@ describe('LLM.load sources', () => {
       expect(expected.length).toBeGreaterThan(20);
       expect(llm.info).toMatchObject({
         architecture: 'llama', vocabSize: 512, layers: 5, heads: 8, contextSize: 256, threads: 1,
-        tensorTypes: { f32: 48 }, threaded: false, kernels: 'simd128',
+        tensorTypes: { f32: 48 }, threaded: false, kernels: nodeKernels,
       });
       expect(llm.info.memory.total).toBe(llm.info.memory.weights + llm.info.memory.kvCache + llm.info.memory.buffers);
       const size = fs.statSync(modelPath).size;
@@ -163,10 +163,12 @@ describe('LLM.load errors', () => {
     expect(error.message).toMatch(/only 1\.0 MiB are available/);
   });
 
-  it('runs the SIMD128 build whatever relaxedSimd says, and checks that it is a boolean', async () => {
-    const llm = await LLM.load(modelPath, { threads: 1, relaxedSimd: false });
-    expect(llm.info.kernels).toBe('simd128');
-    await llm.dispose();
+  it('runs the relaxed-SIMD build where this Node runs it unless relaxedSimd is false, which must be a boolean', async () => {
+    for (const [relaxedSimd, kernels] of [[undefined, nodeKernels], [true, nodeKernels], [false, 'simd128']]) {
+      const llm = await LLM.load(modelPath, { threads: 1, relaxedSimd });
+      expect(llm.info.kernels).toBe(kernels);
+      await llm.dispose();
+    }
     await expect(LLM.load(modelPath, { threads: 1, relaxedSimd: 'no' })).rejects.toThrow(TypeError);
   });
 

@@ -40,7 +40,8 @@ describe('the packed package', () => {
       'js/browser.js', 'worker/browser-worker.js', 'worker/relaxed-simd.js', 'dist/wasm/wasm-llm-mt-web.js',
       'dist/wasm/wasm-llm-mt-web.worker.js', 'dist/wasm/wasm-llm-st-web.wasm', 'dist/wasm/wasm-llm-mt-relaxed-web.worker.js',
       'dist/wasm/wasm-llm-st-relaxed-web.wasm', 'dist/wasm/wasm-llm-mt.wasm', 'dist/wasm/wasm-llm-st.wasm',
-      'dist/wasm/wasm-llm-cli.wasm', 'package.json']) {
+      'dist/wasm/wasm-llm-mt-relaxed.worker.js', 'dist/wasm/wasm-llm-st-relaxed.wasm', 'dist/wasm/wasm-llm-cli.wasm',
+      'dist/wasm/wasm-llm-cli-relaxed.worker.js', 'package.json']) {
       expect(files).toContain(f);
     }
     expect(files.filter((f) => /^(cpp|tests|tools|bench|build)\//.test(f))).toEqual([]);
