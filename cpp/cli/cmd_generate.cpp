@@ -5,6 +5,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/model_file.h"
+#include "core/file_io.h"
 
 namespace wllm::cli {
 namespace {
@@ -55,10 +56,10 @@ Status run(int argc, char** argv) {
   Engine engine;
   WLLM_RETURN_IF_ERROR(load_model(model, load, &engine));
 
-  std::fwrite(prompt.data(), 1, prompt.size(), stdout);
+  write_fully(stdout, prompt.data(), prompt.size());
   std::fflush(stdout);
   WLLM_ASSIGN_OR_RETURN(const GenerateStats st, engine.generate(prompt, g, [](std::string_view text) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    write_fully(stdout, text.data(), text.size());
     std::fflush(stdout);
   }));
   std::fputc('\n', stdout);

@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/model_file.h"
+#include "core/file_io.h"
 
 namespace wllm::cli {
 namespace {
@@ -46,9 +47,9 @@ Status run(int argc, char** argv) {
   WLLM_RETURN_IF_ERROR(engine.eval_logits(ids, &logits));
   std::FILE* f = std::fopen(out_path.c_str(), "wb");
   if (!f) return Status::error(ErrorCode::kIo, "cannot write '%s'", out_path.c_str());
-  const size_t written = std::fwrite(logits.data(), sizeof(float), logits.size(), f);
+  const bool written = write_fully(f, logits.data(), logits.size() * sizeof(float));
   const bool closed = std::fclose(f) == 0;
-  if (written != logits.size() || !closed) return Status::error(ErrorCode::kIo, "writing '%s' failed", out_path.c_str());
+  if (!written || !closed) return Status::error(ErrorCode::kIo, "writing '%s' failed", out_path.c_str());
   return {};
 }
 

@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/model_file.h"
 #include "cli/quant_plan.h"
+#include "core/file_io.h"
 #include "gguf/gguf_writer.h"
 
 namespace wllm::cli {
@@ -42,7 +43,7 @@ class InputFile {
     if (f_) std::fclose(f_);
   }
   Status read_at(uint64_t offset, uint8_t* dst, uint64_t n) {
-    if (fseeko(f_, static_cast<off_t>(offset), SEEK_SET) != 0 || std::fread(dst, 1, n, f_) != n) {
+    if (fseeko(f_, static_cast<off_t>(offset), SEEK_SET) != 0 || !read_fully(f_, dst, static_cast<size_t>(n))) {
       return Status::error(ErrorCode::kIo, "reading %llu bytes at byte %llu of '%s' failed",
                            static_cast<unsigned long long>(n), static_cast<unsigned long long>(offset),
                            path_.c_str());

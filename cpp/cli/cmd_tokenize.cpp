@@ -15,6 +15,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/model_file.h"
+#include "core/file_io.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/utf8.h"
 
@@ -160,8 +161,8 @@ int cmd_tokenize(int argc, char** argv) {
       print_ids(tok->encode(*text, add_special, parse_special), &out);
     }
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return std::fflush(stdout) == 0 ? 0 : report_error("cannot write to stdout");
+  const bool written = write_fully(stdout, out.data(), out.size());
+  return written && std::fflush(stdout) == 0 ? 0 : report_error("cannot write to stdout");
 }
 
 }  // namespace wllm::cli

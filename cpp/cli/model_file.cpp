@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/file_io.h"
+
 namespace wllm::cli {
 
 Result<std::string> read_file(const std::string& path) {
@@ -45,16 +47,9 @@ Status read_at(std::FILE* f, uint64_t offset, uint8_t* dst, uint64_t n, const st
   if (fseeko(f, static_cast<off_t>(offset), SEEK_SET) != 0) {
     return Status::error(ErrorCode::kIo, "cannot seek in '%s': %s", path.c_str(), std::strerror(errno));
   }
-  while (n > 0) {
-    const size_t chunk = static_cast<size_t>(std::min<uint64_t>(n, 64u << 20));
-    const size_t got = std::fread(dst, 1, chunk, f);
-    if (got != chunk) {
-      return Status::error(ErrorCode::kIo, "reading '%s' failed at byte %llu", path.c_str(),
-                           static_cast<unsigned long long>(offset));
-    }
-    dst += got;
-    offset += got;
-    n -= got;
+  if (!read_fully(f, dst, static_cast<size_t>(n))) {
+    return Status::error(ErrorCode::kIo, "reading %llu bytes at byte %llu of '%s' failed",
+                         static_cast<unsigned long long>(n), static_cast<unsigned long long>(offset), path.c_str());
   }
   return {};
 }

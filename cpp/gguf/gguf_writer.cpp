@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <limits>
 
+#include "core/file_io.h"
+
 namespace wllm {
 namespace {
 
@@ -66,7 +68,7 @@ class FileSink : public GgufSink {
  public:
   FileSink(std::FILE* f, const std::string& path) : f_(f), path_(path) {}
   Status write(const void* data, size_t n) override {
-    if (n > 0 && std::fwrite(data, 1, n, f_) != n) {
+    if (!write_fully(f_, data, n)) {
       return Status::error(ErrorCode::kIo, "writing '%s': %s", path_.c_str(), std::strerror(errno));
     }
     return {};
