@@ -5,9 +5,10 @@
 // where the i16 dot (repacked_simd128.cpp) takes a widening and a dot per 8
 // products (V8 on x86 runs it as one vpdpbusd). Its result is
 // implementation-defined only when a byte of the second operand has its top
-// bit set; these kernels only pass codes of 0..15 there, so every engine
-// computes the same exact integer sums, and the rest is the dot's arithmetic
-// (traits.h): the same bits as every other build.
+// bit set; these kernels only pass codes there (0..15, 0..31 for q5_0, 0..63
+// for q6_K) or ones, so every engine computes the same exact integer sums,
+// and the rest is the dot's arithmetic (traits.h): the same bits as every
+// other build.
 //
 // Q4_0 rows go into Q4_0x8i4 (blocks.h): 4 bytes of each of 4 rows per
 // vector, so one relaxed dot adds 4 codes × 4 activation bytes into each

@@ -334,6 +334,9 @@ void gemm_k_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, co
                  int64_t act_stride, int n_acts, float* out, int64_t out_stride);
 
 // The single-activation kernels (matvec_avx2.cpp).
+void matvec_f32_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
+void matvec_f16_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
+void matvec_bf16_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
 void matvec_q4_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
 void matvec_q5_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
 void matvec_q8_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);

@@ -167,9 +167,9 @@ struct KSumsAvx2 {
 #pragma GCC pop_options
 
 constexpr DotKernel kAvx2Kernels[] = {
-    {TensorType::kF32, dot_f32_avx2, gemm_f32_avx2},
-    {TensorType::kF16, dot_f16_avx2, gemm_f16_avx2, from_float_f16_avx2},
-    {TensorType::kBF16, dot_bf16_avx2, gemm_bf16_avx2},
+    {TensorType::kF32, dot_f32_avx2, gemm_f32_avx2, nullptr, matvec_f32_avx2},
+    {TensorType::kF16, dot_f16_avx2, gemm_f16_avx2, from_float_f16_avx2, matvec_f16_avx2},
+    {TensorType::kBF16, dot_bf16_avx2, gemm_bf16_avx2, nullptr, matvec_bf16_avx2},
     {TensorType::kQ8_0, dot_q8_0_avx2, gemm_q8_0_avx2, from_float_q8_0_avx2, matvec_q8_0_avx2},
     {TensorType::kQ4_0, dot_q4_0_avx2, gemm_q4_0_avx2, nullptr, matvec_q4_0_avx2},
     {TensorType::kQ5_0, dot_q5_0_avx2, gemm_q5_0_avx2, nullptr, matvec_q5_0_avx2},

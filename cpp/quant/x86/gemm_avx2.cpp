@@ -236,9 +236,16 @@ WLLM_AVX2 inline void accumulate(__m256 (&acc)[kActs][kFloatRowTile], const __m2
 // lane-wise add as a zero-padded vector: the padding adds +0·+0 = +0 to
 // lanes that are never -0 (they start at +0), which changes no bits. The 8
 // (or 4) sums are reduced together: transposed, then sum_lanes8 lane-wise.
+//
+// ahead > 0 (decode, one activation): each row's bytes `ahead` further on
+// (the next tile's rows) are prefetched as this tile reads its own, a line
+// at a time. Four neighbouring rows read side by side are four short streams
+// the hardware prefetcher does not follow: out of cache, f16 rows ran at
+// 10.8 GMAC/s in this tile, 15.7 one row at a time.
 template <typename Row, int kActs>
 WLLM_AVX2 inline void float_tile(int64_t n, const uint8_t* const* w, const float* const* x, int n_valid_rows,
-                                 float* out, int64_t out_stride) {
+                                 float* out, int64_t out_stride, int64_t ahead = 0) {
+  constexpr int64_t kPerLine = 64 / sizeof(typename Row::Element);  // elements per 64-byte line
   const int64_t n8 = n / 8 * 8;
   __m256 acc[kActs][kFloatRowTile];
 #pragma GCC unroll 8
@@ -247,6 +254,11 @@ WLLM_AVX2 inline void float_tile(int64_t n, const uint8_t* const* w, const float
     for (int r = 0; r < kFloatRowTile; ++r) acc[a][r] = _mm256_setzero_ps();
   }
   for (int64_t i = 0; i < n8; i += 8) {
+    if (ahead > 0 && i % kPerLine == 0) {
+      for (int r = 0; r < kFloatRowTile; ++r) {
+        _mm_prefetch(reinterpret_cast<const char*>(w[r] + ahead) + i * sizeof(typename Row::Element), _MM_HINT_T0);
+      }
+    }
     __m256 wv[kFloatRowTile], xv[kActs];
 #pragma GCC unroll 8
     for (int r = 0; r < kFloatRowTile; ++r) wv[r] = Row::load8(w[r], i);
@@ -296,7 +308,8 @@ WLLM_AVX2 void gemm_float(int64_t n, const void* rows, int64_t row_stride, int n
     }
     if (a0 < n_acts) {
       const float* x = reinterpret_cast<const float*>(static_cast<const uint8_t*>(acts) + a0 * act_stride);
-      float_tile<Row, 1>(n, w, &x, n_valid_rows, out + a0 * out_stride + r0, out_stride);
+      const int64_t ahead = n_acts == 1 && r0 + kFloatRowTile < n_rows ? kFloatRowTile * row_stride : 0;
+      float_tile<Row, 1>(n, w, &x, n_valid_rows, out + a0 * out_stride + r0, out_stride, ahead);
     }
   }
 }
@@ -314,6 +327,17 @@ void gemm_f16_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, 
 void gemm_bf16_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                     int n_acts, float* out, int64_t out_stride) {
   gemm_float<BF16Row>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+}
+// Decode: the same tiles with one activation, so 4 rows' chains of dependent
+// adds run side by side (the dot, one row at a time, waits on each add).
+void matvec_f32_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
+  gemm_float<F32Row>(n, rows, row_stride, n_rows, act, 0, 1, out, 0);
+}
+void matvec_f16_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
+  gemm_float<F16Row>(n, rows, row_stride, n_rows, act, 0, 1, out, 0);
+}
+void matvec_bf16_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
+  gemm_float<BF16Row>(n, rows, row_stride, n_rows, act, 0, 1, out, 0);
 }
 void gemm_q4_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                     int n_acts, float* out, int64_t out_stride) {
