@@ -48,6 +48,16 @@ inline v128_t half_parts_to_f32(v128_t sign, v128_t magnitude) {
   return wasm_v128_or(sign, wasm_v128_bitselect(special, scaled, is_special));
 }
 
+// A finite half (not infinity or NaN) in the top 16 bits of each lane as a
+// float: its magnitude bits moved to 13..27 with two shifts, scaled by 2^112,
+// its sign put back. Shifts rather than masks: V8 rebuilds a vector constant
+// at every use.
+inline v128_t finite_half_top_to_f32(v128_t top) {
+  const v128_t magnitude = wasm_u32x4_shr(wasm_i32x4_shl(top, 1), 4);
+  const v128_t sign = wasm_i32x4_shl(wasm_u32x4_shr(top, 31), 31);
+  return wasm_v128_or(sign, wasm_f32x4_mul(magnitude, wasm_f32x4_splat(0x1p112f)));
+}
+
 // How the halves get into 32-bit lanes matters to V8: a zero-extension LLVM
 // can see (extend_low) lets it fold the shifts below into byte shuffles,
 // which V8 compiles to pshufb with constants rebuilt on every call (q4_0
@@ -71,6 +81,25 @@ inline void f16x8_to_f32(v128_t h, v128_t* lo, v128_t* hi) {
   };
   *lo = convert(wasm_i16x8_shuffle(zero, h, 0, 8, 1, 9, 2, 10, 3, 11));
   *hi = convert(wasm_i16x8_shuffle(zero, h, 4, 12, 5, 13, 6, 14, 7, 15));
+}
+
+// Whether any half was an infinity or NaN, from the running u16 maximum of
+// (half << 1) (sign dropped): exponent 31 makes it 0xF800 or more.
+inline bool any_special_half(v128_t max_shifted) {
+  return wasm_v128_any_true(wasm_u16x8_ge(max_shifted, wasm_i16x8_splat(static_cast<int16_t>(0xF800))));
+}
+
+// The f16 dot with the exact conversion, element i in lane i % 8.
+inline float dot_f16_exact(const uint16_t* w, const float* x, int64_t n) {
+  const int64_t n8 = n / 8 * 8;
+  v128_t lo = wasm_f32x4_splat(0.0f), hi = wasm_f32x4_splat(0.0f);
+  for (int64_t i = 0; i < n8; i += 8) {
+    v128_t w_lo, w_hi;
+    f16x8_to_f32(wasm_v128_load(w + i), &w_lo, &w_hi);
+    lo = wasm_f32x4_add(lo, wasm_f32x4_mul(w_lo, wasm_v128_load(x + i)));
+    hi = wasm_f32x4_add(hi, wasm_f32x4_mul(w_hi, wasm_v128_load(x + i + 4)));
+  }
+  return finish_lanes(lo, hi, n8, n, [w](int64_t i) { return f16_to_f32(w[i]); }, x);
 }
 
 // Σ w_i·x_i over 16 signed bytes as 4 partial int32 sums (exact).
