@@ -13,18 +13,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 relaxed=OFF
+suffix=''
 node=node
-cli=wasm-llm-cli
 if [ "${1:-}" = relaxed ]; then
   relaxed=ON
+  suffix=-relaxed
   node=build/node24/bin/node
-  cli=wasm-llm-cli-relaxed
   shift
 fi
+cli=wasm-llm-cli$suffix
 [ "${1:-}" = -- ] && shift
 [ $# -gt 0 ] || { echo "usage: bash bench/profile.sh [relaxed] -- CLI-ARGS..." >&2; exit 2; }
 
-dir=build/wasm-profile$([ $relaxed = ON ] && echo -relaxed || true)
+dir=build/wasm-profile$suffix
 export NODE_PATH=/usr/share/nodejs  # Debian's emscripten finds its JS dependencies here
 # --profiling-funcs keeps the functions' names in the module and changes
 # nothing else about the code.

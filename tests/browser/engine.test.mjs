@@ -3,13 +3,11 @@
 // build each page gets — threaded (with pthreads that really run work) on a
 // cross-origin isolated page, single-threaded on a page that is not, each
 // compiled with relaxed SIMD (Chromium runs it) unless the caller opts out.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nativeContinuation, repoRoot } from '../js/helpers.mjs';
+import { nativeContinuation, syntheticModel } from '../js/helpers.mjs';
 import { openTestPage, slowModel } from './browser.mjs';
 
 const MODEL_URL = '/models/stories260K.gguf';
@@ -32,12 +30,9 @@ beforeAll(async () => {
   scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-browser-'));
   slowModelUrl = `/scratch/${await slowModel(scratchDir)}`;
   for (const model of QUANTIZED) {
-    model.file = `synthetic-256x4-${model.type}.gguf`;
-    const file = path.join(scratchDir, model.file);
-    await promisify(execFile)(path.join(repoRoot, 'build/native/wasm-llm'), [
-      'synth', '--shape', '256x4:4/2:768', '--type', model.type, '--seed', '11', '--ctx', '512',
-      '--vocab', path.resolve(repoRoot, '../shared/models/vocab/ggml-vocab-llama-spm.gguf'), '-o', file,
-    ]);
+    const file = await syntheticModel(model.type);
+    model.file = path.basename(file);
+    fs.copyFileSync(file, path.join(scratchDir, model.file));  // served from /scratch/
     model.expected = await nativeContinuation(quantizedPrompt, ['-n', String(QUANTIZED_TOKENS), '--temp', '0'], file);
   }
 });

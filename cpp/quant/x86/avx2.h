@@ -333,7 +333,8 @@ template <typename Block>
 void gemm_k_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                  int64_t act_stride, int n_acts, float* out, int64_t out_stride);
 
-// The single-activation kernels (matvec_avx2.cpp).
+// The single-activation kernels (matvec_avx2.cpp; the float ones, the float
+// gemm's tiles with one activation, in gemm_avx2.cpp).
 void matvec_f32_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
 void matvec_f16_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
 void matvec_bf16_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
