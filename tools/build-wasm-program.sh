@@ -44,6 +44,7 @@ echo '{"type": "commonjs"}' >"$dir/package.json"
 compile() {  # compile SOURCE: one object into $obj
   local object="$obj/$(echo "$1" | tr / _).o"
   local flags=(-std=c++20 -O2 -msimd128 -ffp-contract=off -fno-fast-math -Icpp $compile_flags)
+  if [ "$flavour" = relaxed ]; then flags+=(-DWLLM_WASM_RELAXED); fi  # as CMakeLists.txt's relaxed variant
   if [ "$flavour" = relaxed ] && [[ "$1" == cpp/quant/wasm/relaxed_* ]]; then
     cmake/relaxed-simd-cxx.sh "$(command -v clang++-19)" "$(command -v em++)" "${flags[@]}" -c "$1" -o "$object"
   else

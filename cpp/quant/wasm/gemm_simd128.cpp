@@ -263,76 +263,118 @@ void gemm_k_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows,
 
 namespace {
 
-// ---- Float weights against F32 --------------------------------------------------
+// ---- Float weights (F32, F16, BF16) against F32 ---------------------------------
+//
+// A tile's rows are converted to floats a chunk of columns at a time into a
+// buffer, and the buffer is multiplied with a whole group of activations:
+// converting halves costs more than multiplying them (wasm has no conversion
+// instruction), and this way each is converted once per group, not once per
+// tile. The accumulators of every (row, activation) pair of the group stay in
+// memory between chunks, so each output is still the dot's lanes (element i
+// in lane i % 8) summed in element order.
 
-// How a float row format loads: 4 elements as floats, or one.
+constexpr int64_t kFloatChunk = 1024;  // columns converted at once (4 KiB of floats per row)
+constexpr int kFloatGroup = 64;        // activations that share one conversion
+// Rows x activations per tile, as measured (bench/kernels.sh, f16 x 64
+// activations): the V8s that load the relaxed build (Chromium, Node 24) run
+// 2 x 2 fastest, 23-25 GMAC/s, and 3 x 1 at 18; Node 20's V8 (the SIMD128
+// build) runs 3 x 1 at 20 GMAC/s and 2 x 2 at 11.
+#if defined(WLLM_WASM_RELAXED)
+constexpr int kFloatRows = 2, kFloatActs = 2;
+#else
+constexpr int kFloatRows = 3, kFloatActs = 1;
+#endif
+static_assert(kFloatGroup % kFloatActs == 0 && kFloatChunk % 8 == 0);
+
+// How a float row format becomes floats: len elements (a multiple of 8) from
+// element i0 into out, and one element.
 struct F32Row {
-  static v128_t load4(const void* row, int64_t i) { return wasm_v128_load(static_cast<const float*>(row) + i); }
+  static void to_f32(const void* row, int64_t i0, int64_t len, float* out) {
+    std::memcpy(out, static_cast<const float*>(row) + i0, static_cast<size_t>(len) * sizeof(float));
+  }
   static float load1(const void* row, int64_t i) { return static_cast<const float*>(row)[i]; }
 };
 struct F16Row {
-  static v128_t load4(const void* row, int64_t i) {
-    v128_t lo, hi;
-    f16x8_to_f32(wasm_v128_load64_zero(static_cast<const uint16_t*>(row) + i), &lo, &hi);
-    return lo;
+  // The cheap conversion, redone the exact way if a half is an infinity or NaN.
+  static void to_f32(const void* row, int64_t i0, int64_t len, float* out) {
+    const uint16_t* w = static_cast<const uint16_t*>(row) + i0;
+    const v128_t zero = wasm_i16x8_splat(0);
+    v128_t top_bits = zero;  // see any_special_half
+    for (int64_t i = 0; i < len; i += 8) {
+      const v128_t h = wasm_v128_load(w + i);
+      top_bits = wasm_u16x8_max(top_bits, wasm_i16x8_shl(h, 1));
+      wasm_v128_store(out + i, finite_half_top_to_f32(wasm_i16x8_shuffle(zero, h, 0, 8, 1, 9, 2, 10, 3, 11)));
+      wasm_v128_store(out + i + 4, finite_half_top_to_f32(wasm_i16x8_shuffle(zero, h, 4, 12, 5, 13, 6, 14, 7, 15)));
+    }
+    if (!any_special_half(top_bits)) return;
+    for (int64_t i = 0; i < len; i += 8) {
+      v128_t lo, hi;
+      f16x8_to_f32(wasm_v128_load(w + i), &lo, &hi);
+      wasm_v128_store(out + i, lo);
+      wasm_v128_store(out + i + 4, hi);
+    }
   }
   static float load1(const void* row, int64_t i) { return f16_to_f32(static_cast<const uint16_t*>(row)[i]); }
 };
-// F16Row for rows that have no infinity or NaN (row_is_finite_f16).
-struct FiniteF16Row {
-  static v128_t load4(const void* row, int64_t i) {
-    const v128_t h = wasm_v128_load64_zero(static_cast<const uint16_t*>(row) + i);
-    return finite_half_top_to_f32(wasm_i16x8_shuffle(wasm_i16x8_splat(0), h, 0, 8, 1, 9, 2, 10, 3, 11));
-  }
-  static float load1(const void* row, int64_t i) { return F16Row::load1(row, i); }
-};
-bool row_is_finite_f16(const uint16_t* w, int64_t n) {
-  v128_t top_bits = wasm_i16x8_splat(0);  // see any_special_half
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) top_bits = wasm_u16x8_max(top_bits, wasm_i16x8_shl(wasm_v128_load(w + i), 1));
-  for (; i < n; ++i) {
-    if ((w[i] & 0x7c00) == 0x7c00) return false;
-  }
-  return !any_special_half(top_bits);
-}
 struct BF16Row {
-  static v128_t load4(const void* row, int64_t i) {
-    const v128_t h = wasm_v128_load64_zero(static_cast<const uint16_t*>(row) + i);
-    return wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(h), 16);  // bf16 is an f32's top half
+  static void to_f32(const void* row, int64_t i0, int64_t len, float* out) {
+    const uint16_t* w = static_cast<const uint16_t*>(row) + i0;
+    const v128_t zero = wasm_i16x8_splat(0);
+    for (int64_t i = 0; i < len; i += 8) {  // bf16 is an f32's top half
+      const v128_t h = wasm_v128_load(w + i);
+      wasm_v128_store(out + i, wasm_i16x8_shuffle(zero, h, 0, 8, 1, 9, 2, 10, 3, 11));
+      wasm_v128_store(out + i + 4, wasm_i16x8_shuffle(zero, h, 4, 12, 5, 13, 6, 14, 7, 15));
+    }
   }
   static float load1(const void* row, int64_t i) { return bf16_to_f32(static_cast<const uint16_t*>(row)[i]); }
 };
 
-// Each converted row is used for kActs activations: f16 conversion is the
-// costly part, so half-precision rows get more activations per tile.
-template <typename Row, int kRows, int kActs>
+template <typename Row>
 void gemm_float(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
                 int n_acts, float* out, int64_t out_stride) {
   const int64_t n8 = n / 8 * 8;
-  for (int r0 = 0; r0 < n_rows; r0 += kRows) {
-    const uint8_t* w[kRows];
-    tile_pointers(rows, row_stride, r0, n_rows, kRows, w);
-    for (int a0 = 0; a0 < n_acts; a0 += kActs) {
-      const float* x[kActs];
-      tile_pointers(acts, act_stride, a0, n_acts, kActs, x);
-      v128_t lo[kRows][kActs], hi[kRows][kActs];  // lanes 0..3 and 4..7 of each pair's dot
-      for (int r = 0; r < kRows; ++r) {
-        for (int a = 0; a < kActs; ++a) lo[r][a] = hi[r][a] = wasm_f32x4_splat(0.0f);
+  alignas(16) float w_f32[kFloatRows][kFloatChunk];
+  v128_t acc[kFloatGroup][kFloatRows][2];  // lanes 0..3 and 4..7 of each pair's dot
+  for (int r0 = 0; r0 < n_rows; r0 += kFloatRows) {
+    const uint8_t* w[kFloatRows];
+    tile_pointers(rows, row_stride, r0, n_rows, kFloatRows, w);
+    for (int g0 = 0; g0 < n_acts; g0 += kFloatGroup) {
+      const int group = std::min(kFloatGroup, n_acts - g0);
+      for (int a = 0; a < group; ++a) {
+        for (int r = 0; r < kFloatRows; ++r) acc[a][r][0] = acc[a][r][1] = wasm_f32x4_splat(0.0f);
       }
-      for (int64_t i = 0; i < n8; i += 8) {
-        for (int r = 0; r < kRows; ++r) {
-          const v128_t w_lo = Row::load4(w[r], i), w_hi = Row::load4(w[r], i + 4);
-          for (int a = 0; a < kActs; ++a) {
-            lo[r][a] = wasm_f32x4_add(lo[r][a], wasm_f32x4_mul(w_lo, wasm_v128_load(x[a] + i)));
-            hi[r][a] = wasm_f32x4_add(hi[r][a], wasm_f32x4_mul(w_hi, wasm_v128_load(x[a] + i + 4)));
+      for (int64_t c0 = 0; c0 < n8; c0 += kFloatChunk) {
+        const int64_t len = std::min(kFloatChunk, n8 - c0);
+        for (int r = 0; r < kFloatRows; ++r) Row::to_f32(w[r], c0, len, w_f32[r]);
+        // A tile past the group's end repeats its last activation into spare
+        // accumulators (the array has room: kFloatGroup is a multiple of kFloatActs).
+        for (int a0 = 0; a0 < group; a0 += kFloatActs) {
+          const float* x[kFloatActs];
+          tile_pointers(acts, act_stride, g0 + a0, n_acts, kFloatActs, x);
+          v128_t lo[kFloatRows][kFloatActs], hi[kFloatRows][kFloatActs];
+          for (int r = 0; r < kFloatRows; ++r) {
+            for (int a = 0; a < kFloatActs; ++a) lo[r][a] = acc[a0 + a][r][0], hi[r][a] = acc[a0 + a][r][1];
+          }
+          for (int64_t i = 0; i < len; i += 8) {
+            for (int r = 0; r < kFloatRows; ++r) {
+              const v128_t w_lo = wasm_v128_load(w_f32[r] + i), w_hi = wasm_v128_load(w_f32[r] + i + 4);
+              for (int a = 0; a < kFloatActs; ++a) {
+                lo[r][a] = wasm_f32x4_add(lo[r][a], wasm_f32x4_mul(w_lo, wasm_v128_load(x[a] + c0 + i)));
+                hi[r][a] = wasm_f32x4_add(hi[r][a], wasm_f32x4_mul(w_hi, wasm_v128_load(x[a] + c0 + i + 4)));
+              }
+            }
+          }
+          for (int r = 0; r < kFloatRows; ++r) {
+            for (int a = 0; a < kFloatActs; ++a) acc[a0 + a][r][0] = lo[r][a], acc[a0 + a][r][1] = hi[r][a];
           }
         }
       }
-      for (int r = 0; r < kRows && r0 + r < n_rows; ++r) {
-        for (int a = 0; a < kActs && a0 + a < n_acts; ++a) {
-          const void* row = w[r];
-          out[(a0 + a) * out_stride + r0 + r] =
-              finish_lanes(lo[r][a], hi[r][a], n8, n, [row](int64_t i) { return Row::load1(row, i); }, x[a]);
+      for (int r = 0; r < tile_valid(r0, n_rows, kFloatRows); ++r) {
+        const void* row = w[r];
+        for (int a = 0; a < group; ++a) {
+          const float* x = reinterpret_cast<const float*>(static_cast<const uint8_t*>(acts) + (g0 + a) * act_stride);
+          out[(g0 + a) * out_stride + r0 + r] =
+              finish_lanes(acc[a][r][0], acc[a][r][1], n8, n, [row](int64_t i) { return Row::load1(row, i); }, x);
         }
       }
     }
@@ -343,25 +385,15 @@ void gemm_float(int64_t n, const void* rows, int64_t row_stride, int n_rows, con
 
 void gemm_f32_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  gemm_float<F32Row, 2, 2>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+  gemm_float<F32Row>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 void gemm_f16_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  // One row per tile: each row takes the cheaper conversion unless it has an
-  // infinity or NaN (a scan of the row costs a sixteenth of the tile's reads
-  // at 64 activations, and little time: no conversion).
-  for (int r = 0; r < n_rows; ++r) {
-    const uint8_t* row = static_cast<const uint8_t*>(rows) + r * row_stride;
-    if (row_is_finite_f16(reinterpret_cast<const uint16_t*>(row), n)) {
-      gemm_float<FiniteF16Row, 1, 4>(n, row, row_stride, 1, acts, act_stride, n_acts, out + r, out_stride);
-    } else {
-      gemm_float<F16Row, 1, 4>(n, row, row_stride, 1, acts, act_stride, n_acts, out + r, out_stride);
-    }
-  }
+  gemm_float<F16Row>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 void gemm_bf16_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  gemm_float<BF16Row, 2, 2>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+  gemm_float<BF16Row>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 void gemm_q4_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
