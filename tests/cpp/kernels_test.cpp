@@ -367,6 +367,45 @@ TEST(Kernels, EveryMatvecMatchesTheReferenceDotBitForBit) {
   });
 }
 
+// An f16 matvec may move the conversion's 2^112 onto the activation (wasm),
+// which is exact only while every scaled element stays finite: it must give
+// the dot's bits with halves of every finite kind (subnormal, smallest and
+// largest normal, zero, either sign), activations below and at 2^16 and far
+// past it, subnormal activations, and rows longer than it scales (16384).
+TEST(Kernels, F16MatvecMatchesTheDotAtTheEdgesOfHalfAndFloat) {
+  const TypeTraits& ref = *find_reference_traits(static_cast<uint32_t>(TensorType::kF16));
+  for_each_runnable_kernel([&ref](const char* isa, const DotKernel& kernel) {
+    if (kernel.type != TensorType::kF16 || !kernel.matvec) return;
+    const int n_rows = 5;
+    for (int64_t n : {37, 4096 + 5, 16384 + 8}) {
+      for (float big : {60000.0f, 65535.0f, 65536.0f, 1e30f}) {
+        std::mt19937 rng(static_cast<uint32_t>(n) + static_cast<uint32_t>(big / 1000.0f));
+        std::vector<uint16_t> w(static_cast<size_t>(n * n_rows));
+        for (uint16_t& h : w) {
+          const uint16_t kinds[] = {static_cast<uint16_t>(rng() % 0x400), 0x0400, 0x7bff, 0,
+                                    static_cast<uint16_t>(rng() % 0x7c00)};
+          h = static_cast<uint16_t>(kinds[rng() % 5] | (rng() % 2 ? 0x8000 : 0));
+        }
+        std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+        std::vector<float> x(static_cast<size_t>(n));
+        for (float& v : x) v = value(rng);
+        x[3] = big;
+        x[static_cast<size_t>(n) - 2] = -big;
+        x[5] = 1e-40f;  // subnormal
+        x[6] = -65535.99f;
+        std::vector<float> out(n_rows);
+        kernel.matvec(n, w.data(), n * 2, n_rows, x.data(), out.data());
+        for (int r = 0; r < n_rows; ++r) {
+          const float want = ref.dot(n, w.data() + r * n, x.data());
+          ASSERT_EQ(bits(out[static_cast<size_t>(r)]), bits(want))
+              << isa << " n=" << n << " big=" << big << " row " << r << ": " << out[static_cast<size_t>(r)] << " vs "
+              << want;
+        }
+      }
+    }
+  });
+}
+
 // Activation quantizers (and F16 conversion): the reference's bytes for random rows at many
 // scales, and rows with zeros, -0, NaN, infinities, subnormals, huge values,
 // halves that round to even and a dominant value of either sign.

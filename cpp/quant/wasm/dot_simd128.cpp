@@ -31,25 +31,8 @@ float dot_f32_simd128(int64_t n, const void* row, const void* act) {
   return finish_lanes(lo, hi, n8, n, [w](int64_t i) { return w[i]; }, x);
 }
 
-// Converting without the steps for infinities and NaNs (finite_half_top_to_f32);
-// a row that has one is redone the exact way.
 float dot_f16_simd128(int64_t n, const void* row, const void* act) {
-  const uint16_t* w = static_cast<const uint16_t*>(row);
-  const float* x = static_cast<const float*>(act);
-  const int64_t n8 = n / 8 * 8;
-  const v128_t zero = wasm_i16x8_splat(0);
-  v128_t lo = wasm_f32x4_splat(0.0f), hi = wasm_f32x4_splat(0.0f);
-  v128_t top_bits = zero;  // see any_special_half
-  for (int64_t i = 0; i < n8; i += 8) {
-    const v128_t h = wasm_v128_load(w + i);
-    top_bits = wasm_u16x8_max(top_bits, wasm_i16x8_shl(h, 1));
-    lo = wasm_f32x4_add(lo, wasm_f32x4_mul(finite_half_top_to_f32(wasm_i16x8_shuffle(zero, h, 0, 8, 1, 9, 2, 10, 3, 11)),
-                                           wasm_v128_load(x + i)));
-    hi = wasm_f32x4_add(hi, wasm_f32x4_mul(finite_half_top_to_f32(wasm_i16x8_shuffle(zero, h, 4, 12, 5, 13, 6, 14, 7, 15)),
-                                           wasm_v128_load(x + i + 4)));
-  }
-  if (any_special_half(top_bits)) return dot_f16_exact(w, x, n);
-  return finish_lanes(lo, hi, n8, n, [w](int64_t i) { return f16_to_f32(w[i]); }, x);
+  return dot_f16(static_cast<const uint16_t*>(row), static_cast<const float*>(act), n);
 }
 
 float dot_bf16_simd128(int64_t n, const void* row, const void* act) {
@@ -174,7 +157,7 @@ float dot_k_quant(int64_t n, const void* row, const void* act) {
 
 constexpr DotKernel kSimd128Kernels[] = {
     {TensorType::kF32, dot_f32_simd128, gemm_f32_simd128},
-    {TensorType::kF16, dot_f16_simd128, gemm_f16_simd128},
+    {TensorType::kF16, dot_f16_simd128, gemm_f16_simd128, nullptr, matvec_f16_simd128},
     {TensorType::kBF16, dot_bf16_simd128, gemm_bf16_simd128},
     {TensorType::kQ8_0, dot_blocks_q8_0<BlockQ8_0, block_sum_q8_0>, gemm_q8_0_simd128, from_float_q8_0_simd128,
      matvec_q8_0_simd128},

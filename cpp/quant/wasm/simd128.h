@@ -49,13 +49,18 @@ inline v128_t half_parts_to_f32(v128_t sign, v128_t magnitude) {
 }
 
 // A finite half (not infinity or NaN) in the top 16 bits of each lane as a
-// float: its magnitude bits moved to 13..27 with two shifts, scaled by 2^112,
-// its sign put back. Shifts rather than masks: V8 rebuilds a vector constant
-// at every use.
+// float 2^-112 times its value, exactly: an arithmetic shift puts its
+// exponent and mantissa at bits 13..27 and copies of its sign above them; the
+// mask keeps the sign at bit 31 only. (Shifts without a mask constant, 5
+// steps, ran 5-30% slower in V8.)
+inline v128_t finite_half_top_scaled_down(v128_t top) {
+  return wasm_v128_and(wasm_i32x4_shr(top, 3), wasm_i32x4_splat(static_cast<int32_t>(0x8fffffffu)));
+}
+
+// The same as the half's value: scaling by 2^112 is exact for normal and
+// subnormal halves alike.
 inline v128_t finite_half_top_to_f32(v128_t top) {
-  const v128_t magnitude = wasm_u32x4_shr(wasm_i32x4_shl(top, 1), 4);
-  const v128_t sign = wasm_i32x4_shl(wasm_u32x4_shr(top, 31), 31);
-  return wasm_v128_or(sign, wasm_f32x4_mul(magnitude, wasm_f32x4_splat(0x1p112f)));
+  return wasm_f32x4_mul(finite_half_top_scaled_down(top), wasm_f32x4_splat(0x1p112f));
 }
 
 // How the halves get into 32-bit lanes matters to V8: a zero-extension LLVM
@@ -99,6 +104,25 @@ inline float dot_f16_exact(const uint16_t* w, const float* x, int64_t n) {
     lo = wasm_f32x4_add(lo, wasm_f32x4_mul(w_lo, wasm_v128_load(x + i)));
     hi = wasm_f32x4_add(hi, wasm_f32x4_mul(w_hi, wasm_v128_load(x + i + 4)));
   }
+  return finish_lanes(lo, hi, n8, n, [w](int64_t i) { return f16_to_f32(w[i]); }, x);
+}
+
+// The f16 dot: converting without the steps for infinities and NaNs
+// (finite_half_top_to_f32), redone the exact way if the row has one.
+inline float dot_f16(const uint16_t* w, const float* x, int64_t n) {
+  const int64_t n8 = n / 8 * 8;
+  const v128_t zero = wasm_i16x8_splat(0);
+  v128_t lo = wasm_f32x4_splat(0.0f), hi = wasm_f32x4_splat(0.0f);
+  v128_t top_bits = zero;  // see any_special_half
+  for (int64_t i = 0; i < n8; i += 8) {
+    const v128_t h = wasm_v128_load(w + i);
+    top_bits = wasm_u16x8_max(top_bits, wasm_i16x8_shl(h, 1));
+    lo = wasm_f32x4_add(lo, wasm_f32x4_mul(finite_half_top_to_f32(wasm_i16x8_shuffle(zero, h, 0, 8, 1, 9, 2, 10, 3, 11)),
+                                           wasm_v128_load(x + i)));
+    hi = wasm_f32x4_add(hi, wasm_f32x4_mul(finite_half_top_to_f32(wasm_i16x8_shuffle(zero, h, 4, 12, 5, 13, 6, 14, 7, 15)),
+                                           wasm_v128_load(x + i + 4)));
+  }
+  if (any_special_half(top_bits)) return dot_f16_exact(w, x, n);
   return finish_lanes(lo, hi, n8, n, [w](int64_t i) { return f16_to_f32(w[i]); }, x);
 }
 
@@ -376,5 +400,6 @@ void gemm_k_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows,
 void matvec_q4_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
 void matvec_q5_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
 void matvec_q8_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
+void matvec_f16_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
 
 }  // namespace wllm::simd128
