@@ -265,35 +265,70 @@ namespace {
 
 // ---- Float weights (F32, F16, BF16) against F32 ---------------------------------
 //
-// A tile's rows are converted to floats a chunk of columns at a time into a
-// buffer, and the buffer is multiplied with a whole group of activations:
-// converting halves costs more than multiplying them (wasm has no conversion
-// instruction), and this way each is converted once per group, not once per
-// tile. The accumulators of every (row, activation) pair of the group stay in
-// memory between chunks, so each output is still the dot's lanes (element i
-// in lane i % 8) summed in element order.
-
-constexpr int64_t kFloatChunk = 1024;  // columns converted at once (4 KiB of floats per row)
-constexpr int kFloatGroup = 64;        // activations that share one conversion
-// Rows x activations per tile, as measured (bench/kernels.sh, f16 x 64
-// activations): the V8s that load the relaxed build (Chromium, Node 24) run
-// 2 x 2 fastest, 23-25 GMAC/s, and 3 x 1 at 18; Node 20's V8 (the SIMD128
-// build) runs 3 x 1 at 20 GMAC/s and 2 x 2 at 11.
+// Each output keeps the dot's two 4-lane accumulators (element i in lane
+// i % 8), summed in element order. Rows x activations per tile, as measured
+// (bench/kernels.sh, f16 x 64 activations): the V8s that load the relaxed
+// build (Chromium, Node 24) run 2 x 2 fastest, 23-25 GMAC/s, and 3 x 1 at 18;
+// Node 20's V8 (the SIMD128 build) runs 3 x 1 at 20 GMAC/s and 2 x 2 at 11.
 #if defined(WLLM_WASM_RELAXED)
 constexpr int kFloatRows = 2, kFloatActs = 2;
 #else
 constexpr int kFloatRows = 3, kFloatActs = 1;
 #endif
-static_assert(kFloatGroup % kFloatActs == 0 && kFloatChunk % 8 == 0);
 
-// How a float row format becomes floats: len elements (a multiple of 8) from
-// element i0 into out, and one element.
-struct F32Row {
-  static void to_f32(const void* row, int64_t i0, int64_t len, float* out) {
-    std::memcpy(out, static_cast<const float*>(row) + i0, static_cast<size_t>(len) * sizeof(float));
+// One tile's sums over columns [c0, c0 + len) (len a multiple of 8): rows w as
+// floats, activations x, accumulators lo/hi[row][act] carried in and out.
+inline void float_tile(const float* const* w, const float* const* x, int64_t c0, int64_t len,
+                       v128_t (&lo)[kFloatRows][kFloatActs], v128_t (&hi)[kFloatRows][kFloatActs]) {
+  for (int64_t i = 0; i < len; i += 8) {
+    for (int r = 0; r < kFloatRows; ++r) {
+      const v128_t w_lo = wasm_v128_load(w[r] + i), w_hi = wasm_v128_load(w[r] + i + 4);
+      for (int a = 0; a < kFloatActs; ++a) {
+        lo[r][a] = wasm_f32x4_add(lo[r][a], wasm_f32x4_mul(w_lo, wasm_v128_load(x[a] + c0 + i)));
+        hi[r][a] = wasm_f32x4_add(hi[r][a], wasm_f32x4_mul(w_hi, wasm_v128_load(x[a] + c0 + i + 4)));
+      }
+    }
   }
-  static float load1(const void* row, int64_t i) { return static_cast<const float*>(row)[i]; }
-};
+}
+
+// F32 rows are read where they are, the accumulators kept in registers.
+void gemm_f32(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+              int n_acts, float* out, int64_t out_stride) {
+  const int64_t n8 = n / 8 * 8;
+  for (int r0 = 0; r0 < n_rows; r0 += kFloatRows) {
+    const float* w[kFloatRows];
+    tile_pointers(rows, row_stride, r0, n_rows, kFloatRows, w);
+    for (int a0 = 0; a0 < n_acts; a0 += kFloatActs) {
+      const float* x[kFloatActs];
+      tile_pointers(acts, act_stride, a0, n_acts, kFloatActs, x);
+      v128_t lo[kFloatRows][kFloatActs], hi[kFloatRows][kFloatActs];
+      for (int r = 0; r < kFloatRows; ++r) {
+        for (int a = 0; a < kFloatActs; ++a) lo[r][a] = hi[r][a] = wasm_f32x4_splat(0.0f);
+      }
+      float_tile(w, x, 0, n8, lo, hi);
+      for (int r = 0; r < tile_valid(r0, n_rows, kFloatRows); ++r) {
+        const float* row = w[r];
+        for (int a = 0; a < tile_valid(a0, n_acts, kFloatActs); ++a) {
+          out[(a0 + a) * out_stride + r0 + r] =
+              finish_lanes(lo[r][a], hi[r][a], n8, n, [row](int64_t i) { return row[i]; }, x[a]);
+        }
+      }
+    }
+  }
+}
+
+// Half-precision rows: a tile's rows are converted to floats a chunk of
+// columns at a time into a buffer, and the buffer is multiplied with a whole
+// group of activations. Converting halves costs more than multiplying them
+// (wasm has no conversion instruction), and this way each is converted once
+// per group, not once per tile. The accumulators of every (row, activation)
+// pair of the group stay in memory between chunks.
+constexpr int64_t kHalfChunk = 1024;  // columns converted at once (4 KiB of floats per row)
+constexpr int kHalfGroup = 64;        // activations that share one conversion
+static_assert(kHalfGroup % kFloatActs == 0 && kHalfChunk % 8 == 0);
+
+// How a half-precision row format becomes floats: len elements (a multiple
+// of 8) from element i0 into out, and one element.
 struct F16Row {
   // The cheap conversion, redone the exact way if a half is an infinity or NaN.
   static void to_f32(const void* row, int64_t i0, int64_t len, float* out) {
@@ -330,24 +365,26 @@ struct BF16Row {
 };
 
 template <typename Row>
-void gemm_float(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
-                int n_acts, float* out, int64_t out_stride) {
+void gemm_half(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts, int64_t act_stride,
+               int n_acts, float* out, int64_t out_stride) {
   const int64_t n8 = n / 8 * 8;
-  alignas(16) float w_f32[kFloatRows][kFloatChunk];
-  v128_t acc[kFloatGroup][kFloatRows][2];  // lanes 0..3 and 4..7 of each pair's dot
+  alignas(16) float converted[kFloatRows][kHalfChunk];
+  const float* w_f32[kFloatRows];
+  for (int r = 0; r < kFloatRows; ++r) w_f32[r] = converted[r];
+  v128_t acc[kHalfGroup][kFloatRows][2];  // lanes 0..3 and 4..7 of each pair's dot
   for (int r0 = 0; r0 < n_rows; r0 += kFloatRows) {
     const uint8_t* w[kFloatRows];
     tile_pointers(rows, row_stride, r0, n_rows, kFloatRows, w);
-    for (int g0 = 0; g0 < n_acts; g0 += kFloatGroup) {
-      const int group = std::min(kFloatGroup, n_acts - g0);
+    for (int g0 = 0; g0 < n_acts; g0 += kHalfGroup) {
+      const int group = std::min(kHalfGroup, n_acts - g0);
       for (int a = 0; a < group; ++a) {
         for (int r = 0; r < kFloatRows; ++r) acc[a][r][0] = acc[a][r][1] = wasm_f32x4_splat(0.0f);
       }
-      for (int64_t c0 = 0; c0 < n8; c0 += kFloatChunk) {
-        const int64_t len = std::min(kFloatChunk, n8 - c0);
-        for (int r = 0; r < kFloatRows; ++r) Row::to_f32(w[r], c0, len, w_f32[r]);
+      for (int64_t c0 = 0; c0 < n8; c0 += kHalfChunk) {
+        const int64_t len = std::min(kHalfChunk, n8 - c0);
+        for (int r = 0; r < kFloatRows; ++r) Row::to_f32(w[r], c0, len, converted[r]);
         // A tile past the group's end repeats its last activation into spare
-        // accumulators (the array has room: kFloatGroup is a multiple of kFloatActs).
+        // accumulators (the array has room: kHalfGroup is a multiple of kFloatActs).
         for (int a0 = 0; a0 < group; a0 += kFloatActs) {
           const float* x[kFloatActs];
           tile_pointers(acts, act_stride, g0 + a0, n_acts, kFloatActs, x);
@@ -355,15 +392,7 @@ void gemm_float(int64_t n, const void* rows, int64_t row_stride, int n_rows, con
           for (int r = 0; r < kFloatRows; ++r) {
             for (int a = 0; a < kFloatActs; ++a) lo[r][a] = acc[a0 + a][r][0], hi[r][a] = acc[a0 + a][r][1];
           }
-          for (int64_t i = 0; i < len; i += 8) {
-            for (int r = 0; r < kFloatRows; ++r) {
-              const v128_t w_lo = wasm_v128_load(w_f32[r] + i), w_hi = wasm_v128_load(w_f32[r] + i + 4);
-              for (int a = 0; a < kFloatActs; ++a) {
-                lo[r][a] = wasm_f32x4_add(lo[r][a], wasm_f32x4_mul(w_lo, wasm_v128_load(x[a] + c0 + i)));
-                hi[r][a] = wasm_f32x4_add(hi[r][a], wasm_f32x4_mul(w_hi, wasm_v128_load(x[a] + c0 + i + 4)));
-              }
-            }
-          }
+          float_tile(w_f32, x, c0, len, lo, hi);
           for (int r = 0; r < kFloatRows; ++r) {
             for (int a = 0; a < kFloatActs; ++a) acc[a0 + a][r][0] = lo[r][a], acc[a0 + a][r][1] = hi[r][a];
           }
@@ -381,76 +410,20 @@ void gemm_float(int64_t n, const void* rows, int64_t row_stride, int n_rows, con
   }
 }
 
-// ---- F16 weights against one activation (decode) --------------------------------
-//
-// finite_half_top_to_f32 scales a half's bits by 2^112; here the activation
-// is scaled by 2^112 instead, once for all rows, so a weight costs a shift and
-// a mask. Each product is then the same real number as w·x and rounds the
-// same, as long as no scaled element overflows (every |x| < 2^16); otherwise,
-// or for a row with an infinity or NaN, the row takes the dot.
-
-constexpr int64_t kMaxScaledAct = 16384;  // 64 KiB of stack
-
-bool scale_act_by_2p112(const float* x, int64_t n, float* scaled) {
-  if (n > kMaxScaledAct) return false;
-  v128_t ok = wasm_i32x4_splat(-1);
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const v128_t v = wasm_v128_load(x + i);
-    ok = wasm_v128_and(ok, wasm_f32x4_lt(wasm_f32x4_abs(v), wasm_f32x4_splat(65536.0f)));  // false for NaN
-    wasm_v128_store(scaled + i, wasm_f32x4_mul(v, wasm_f32x4_splat(0x1p112f)));
-  }
-  for (; i < n; ++i) {
-    if (!(x[i] < 65536.0f && x[i] > -65536.0f)) return false;
-    scaled[i] = x[i] * 0x1p112f;
-  }
-  return wasm_i32x4_all_true(ok);
-}
-
-void matvec_f16(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
-  const float* x = static_cast<const float*>(act);
-  alignas(16) float xs[kMaxScaledAct];
-  const bool scaled = scale_act_by_2p112(x, n, xs);
-  const int64_t n8 = n / 8 * 8;
-  const v128_t zero = wasm_i16x8_splat(0);
-  for (int r = 0; r < n_rows; ++r) {
-    const uint16_t* w = reinterpret_cast<const uint16_t*>(static_cast<const uint8_t*>(rows) + r * row_stride);
-    if (!scaled) {
-      out[r] = dot_f16(w, x, n);
-      continue;
-    }
-    v128_t lo = wasm_f32x4_splat(0.0f), hi = wasm_f32x4_splat(0.0f);
-    v128_t top_bits = zero;  // see any_special_half
-    for (int64_t i = 0; i < n8; i += 8) {
-      const v128_t h = wasm_v128_load(w + i);
-      top_bits = wasm_u16x8_max(top_bits, wasm_i16x8_shl(h, 1));
-      lo = wasm_f32x4_add(lo, wasm_f32x4_mul(finite_half_top_scaled_down(wasm_i16x8_shuffle(zero, h, 0, 8, 1, 9, 2, 10, 3, 11)),
-                                             wasm_v128_load(xs + i)));
-      hi = wasm_f32x4_add(hi, wasm_f32x4_mul(finite_half_top_scaled_down(wasm_i16x8_shuffle(zero, h, 4, 12, 5, 13, 6, 14, 7, 15)),
-                                             wasm_v128_load(xs + i + 4)));
-    }
-    out[r] = any_special_half(top_bits) ? dot_f16_exact(w, x, n)
-                                        : finish_lanes(lo, hi, n8, n, [w](int64_t i) { return f16_to_f32(w[i]); }, x);
-  }
-}
-
 }  // namespace
 
 void gemm_f32_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  gemm_float<F32Row>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+  gemm_f32(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 void gemm_f16_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  if (n_acts == 1) return matvec_f16(n, rows, row_stride, n_rows, acts, out);  // attention of one head
-  gemm_float<F16Row>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
-}
-void matvec_f16_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
-  matvec_f16(n, rows, row_stride, n_rows, act, out);
+  if (n_acts == 1) return matvec_f16_simd128(n, rows, row_stride, n_rows, acts, out);  // attention of one head
+  gemm_half<F16Row>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 void gemm_bf16_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
-  gemm_float<BF16Row>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
+  gemm_half<BF16Row>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
 void gemm_q4_0_simd128(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                        int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
