@@ -41,26 +41,10 @@ void matvec_f16_simd128(int64_t n, const void* rows, int64_t row_stride, int n_r
   const float* x = static_cast<const float*>(act);
   alignas(16) float xs[kMaxScaledAct];
   const bool scaled = scale_act_by_2p112(x, n, xs);
-  const int64_t n8 = n / 8 * 8;
-  const v128_t zero = wasm_i16x8_splat(0);
   for (int r = 0; r < n_rows; ++r) {
     const uint16_t* w = reinterpret_cast<const uint16_t*>(static_cast<const uint8_t*>(rows) + r * row_stride);
-    if (!scaled) {
-      out[r] = dot_f16(w, x, n);
-      continue;
-    }
-    v128_t lo = wasm_f32x4_splat(0.0f), hi = wasm_f32x4_splat(0.0f);
-    v128_t top_bits = zero;  // see any_special_half
-    for (int64_t i = 0; i < n8; i += 8) {
-      const v128_t h = wasm_v128_load(w + i);
-      top_bits = wasm_u16x8_max(top_bits, wasm_i16x8_shl(h, 1));
-      lo = wasm_f32x4_add(lo, wasm_f32x4_mul(finite_half_top_scaled_down(wasm_i16x8_shuffle(zero, h, 0, 8, 1, 9, 2, 10, 3, 11)),
-                                             wasm_v128_load(xs + i)));
-      hi = wasm_f32x4_add(hi, wasm_f32x4_mul(finite_half_top_scaled_down(wasm_i16x8_shuffle(zero, h, 4, 12, 5, 13, 6, 14, 7, 15)),
-                                             wasm_v128_load(xs + i + 4)));
-    }
-    out[r] = any_special_half(top_bits) ? dot_f16_exact(w, x, n)
-                                        : finish_lanes(lo, hi, n8, n, [w](int64_t i) { return f16_to_f32(w[i]); }, x);
+    out[r] = scaled ? dot_f16_finite(w, xs, x, n, [](v128_t top) { return finite_half_top_scaled_down(top); })
+                    : dot_f16(w, x, n);
   }
 }
 

@@ -107,9 +107,12 @@ inline float dot_f16_exact(const uint16_t* w, const float* x, int64_t n) {
   return finish_lanes(lo, hi, n8, n, [w](int64_t i) { return f16_to_f32(w[i]); }, x);
 }
 
-// The f16 dot: converting without the steps for infinities and NaNs
-// (finite_half_top_to_f32), redone the exact way if the row has one.
-inline float dot_f16(const uint16_t* w, const float* x, int64_t n) {
+// The f16 dot converting without the steps for infinities and NaNs: each
+// half in the top of a lane goes through `convert` and multiplies the same
+// element of `xc` (x itself, or x scaled to match what `convert` returns);
+// the tail and a row with an infinity or NaN (redone the exact way) use x.
+template <typename Convert>
+inline float dot_f16_finite(const uint16_t* w, const float* xc, const float* x, int64_t n, Convert convert) {
   const int64_t n8 = n / 8 * 8;
   const v128_t zero = wasm_i16x8_splat(0);
   v128_t lo = wasm_f32x4_splat(0.0f), hi = wasm_f32x4_splat(0.0f);
@@ -117,13 +120,17 @@ inline float dot_f16(const uint16_t* w, const float* x, int64_t n) {
   for (int64_t i = 0; i < n8; i += 8) {
     const v128_t h = wasm_v128_load(w + i);
     top_bits = wasm_u16x8_max(top_bits, wasm_i16x8_shl(h, 1));
-    lo = wasm_f32x4_add(lo, wasm_f32x4_mul(finite_half_top_to_f32(wasm_i16x8_shuffle(zero, h, 0, 8, 1, 9, 2, 10, 3, 11)),
-                                           wasm_v128_load(x + i)));
-    hi = wasm_f32x4_add(hi, wasm_f32x4_mul(finite_half_top_to_f32(wasm_i16x8_shuffle(zero, h, 4, 12, 5, 13, 6, 14, 7, 15)),
-                                           wasm_v128_load(x + i + 4)));
+    lo = wasm_f32x4_add(lo, wasm_f32x4_mul(convert(wasm_i16x8_shuffle(zero, h, 0, 8, 1, 9, 2, 10, 3, 11)),
+                                           wasm_v128_load(xc + i)));
+    hi = wasm_f32x4_add(hi, wasm_f32x4_mul(convert(wasm_i16x8_shuffle(zero, h, 4, 12, 5, 13, 6, 14, 7, 15)),
+                                           wasm_v128_load(xc + i + 4)));
   }
   if (any_special_half(top_bits)) return dot_f16_exact(w, x, n);
   return finish_lanes(lo, hi, n8, n, [w](int64_t i) { return f16_to_f32(w[i]); }, x);
+}
+
+inline float dot_f16(const uint16_t* w, const float* x, int64_t n) {
+  return dot_f16_finite(w, x, x, n, [](v128_t top) { return finite_half_top_to_f32(top); });
 }
 
 // Σ w_i·x_i over 16 signed bytes as 4 partial int32 sums (exact).
