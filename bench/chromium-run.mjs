@@ -4,9 +4,10 @@
 // The engine's page (bench/browser/ENGINE.html, cross-origin isolated so
 // threads are possible) loads MODEL from the local server and runs a prefill
 // of PROMPT_TOKENS tokens and GEN_TOKENS greedy decode steps, timed inside the
-// engine, after a short warm-up run and once V8 has finished optimizing the
-// wasm code in the background (tier-up), so both engines are measured at
-// their steady speed without compile threads competing for the cores.
+// engine and repeated while short (the median run: bench-runs.js), after a
+// short warm-up run and once V8 has finished optimizing the wasm code in the
+// background (tier-up), so both engines are measured at their steady speed
+// without compile threads competing for the cores.
 // Threads are checked twice: by what the engine reports (the page throws if
 // it runs fewer threads than asked), and by Linux: in the page's renderer
 // process, where the page's workers and their pthreads run as threads named
@@ -100,7 +101,7 @@ async function measure() {
       kernels: loaded.kernels,  // ours, as `wasm-llm bench` prints it (wllama has none: left out)
       load_s: loaded.loadSeconds,
       prefill_tokens: r.promptTokens, prefill_tok_s: r.promptTokens / r.prefillSeconds,
-      decode_tokens: r.decodeTokens, decode_tok_s: r.decodeTokens / r.decodeSeconds,
+      decode_tokens: r.decodeTokens, decode_tok_s: r.decodeTokens / r.decodeSeconds, runs: r.runs,
       peak_rss_mib: peakRssMib(renderer),
       // CPU time of the renderer's other threads during the run (compiles, GC,
       // messages): large values mean the engine shared the cores.

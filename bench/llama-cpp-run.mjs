@@ -3,6 +3,7 @@
 //   node bench/llama-cpp-run.mjs MODEL PROMPT_TOKENS GEN_TOKENS THREADS
 import { performance } from 'node:perf_hooks';
 import { benchPrompt } from './bench-prompt.js';
+import { measureRuns } from './bench-runs.js';
 import { peakRssMib } from './proc.mjs';
 
 const [modelPath, promptArg, genArg, threadsArg] = process.argv.slice(2);
@@ -20,25 +21,30 @@ const sequence = context.getSequence();
 
 // The same prompt as `wasm-llm bench`.
 const prompt = benchPrompt(nPrompt, model.fileInfo.metadata.tokenizer.ggml.tokens.length);
-// Warm-up, not timed, as `wasm-llm bench` does: one token through every
-// weight (the first pass over freshly loaded memory is slow on some VMs).
+// Warm-up, not timed, as `wasm-llm bench` does (and llama-bench): one batch
+// of the prompt (up to 64 tokens), then one decode step.
+await sequence.evaluateWithoutGeneratingNewTokens(prompt.slice(0, 64));
 await sequence.evaluateWithoutGeneratingNewTokens([prompt[0]]);
-await sequence.clearHistory();
-const t1w = performance.now();
-await sequence.evaluateWithoutGeneratingNewTokens(prompt);
-const t2 = performance.now();
 
-// Decode: greedy, one token at a time.
-let generated = 0;
-for await (const _token of sequence.evaluate([prompt[nPrompt - 1]], { temperature: 0 })) {
-  if (++generated >= nGen) break;
-}
-const t3 = performance.now();
+// Measured runs (bench-runs.js): the prompt from an empty context, then
+// greedy decoding one token at a time.
+const { prefillSeconds, decodeSeconds, runs } = await measureRuns(async () => {
+  await sequence.clearHistory();
+  const t1w = performance.now();
+  await sequence.evaluateWithoutGeneratingNewTokens(prompt);
+  const t2 = performance.now();
+  let generated = 0;
+  for await (const _token of sequence.evaluate([prompt[nPrompt - 1]], { temperature: 0 })) {
+    if (++generated >= nGen) break;
+  }
+  const t3 = performance.now();
+  return { prefillSeconds: (t2 - t1w) / 1000, decodeSeconds: (t3 - t2) / 1000 };
+});
 
 console.log(JSON.stringify({
   engine: 'llama.cpp-native', model: modelPath, threads, load_s: (t1 - t0) / 1000,
-  prefill_tokens: nPrompt, prefill_tok_s: nPrompt / ((t2 - t1w) / 1000),
-  decode_tokens: nGen, decode_tok_s: nGen / ((t3 - t2) / 1000), peak_rss_mib: peakRssMib(),
+  prefill_tokens: nPrompt, prefill_tok_s: nPrompt / prefillSeconds,
+  decode_tokens: nGen, decode_tok_s: nGen / decodeSeconds, runs, peak_rss_mib: peakRssMib(),
 }));
 await context.dispose();
 await model.dispose();

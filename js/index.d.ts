@@ -97,8 +97,11 @@ export interface GenerationStats {
 export interface BenchResult {
   promptTokens: number;
   generatedTokens: number;
+  /** The median of `runs` measured runs, as are decodeSeconds. */
   prefillSeconds: number;
   decodeSeconds: number;
+  /** Measured runs: 1 to 5, more while they take under a second in all. */
+  runs: number;
   /** Engine threads that ran work during the benchmark. */
   threadsUsed: number;
 }
@@ -188,7 +191,8 @@ export class LLM {
   detokenize(ids: readonly number[] | Int32Array | Uint32Array): Promise<string>;
   /**
    * Speed benchmark, timed in the engine as the CLI's `bench` times it: a prefill of
-   * `promptTokens` pseudo-random tokens, then `generateTokens` greedy decode steps.
+   * `promptTokens` pseudo-random tokens, then `generateTokens` greedy decode steps,
+   * after an untimed warm-up, repeated while short (the median run is reported).
    */
   bench(options: { promptTokens: number; generateTokens: number }): Promise<BenchResult>;
   /** Stops the engine worker and frees its memory; pending requests reject. */

@@ -115,8 +115,9 @@ export class LLM {
 
   // The speed benchmark, timed inside the engine as `wasm-llm bench` times it:
   // a prefill of `promptTokens` pseudo-random tokens, then `generateTokens`
-  // greedy decode steps (they must fit the context). Resolves to
-  // {promptTokens, generatedTokens, prefillSeconds, decodeSeconds, threadsUsed}.
+  // greedy decode steps (they must fit the context), after a warm-up and
+  // repeated while short. Resolves to {promptTokens, generatedTokens,
+  // prefillSeconds, decodeSeconds (the median run's), runs, threadsUsed}.
   bench({ promptTokens, generateTokens }) {
     for (const [name, n] of Object.entries({ promptTokens, generateTokens })) {
       if (!Number.isInteger(n) || n < 1) return Promise.reject(new RangeError(`${name} must be a positive integer`));

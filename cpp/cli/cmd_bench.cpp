@@ -112,13 +112,21 @@ Status run(int argc, char** argv) {
   Args args(argc, argv, {"--bandwidth"});
   WLLM_RETURN_IF_ERROR(args.status());
   WLLM_RETURN_IF_ERROR(
-      args.check_known({"-m", "--model", "-p", "-n", "-t", "--threads", "-c", "--ctx", "--bandwidth"}));
+      args.check_known({"-m", "--model", "-p", "-n", "-r", "--repetitions", "-t", "--threads", "-c", "--ctx", "--bandwidth"}));
   const std::string model = args.get_string({"-m", "--model"});
   if (model.empty()) return Status::error(ErrorCode::kInvalidArgument, "missing -m FILE");
   WLLM_ASSIGN_OR_RETURN(const int64_t n_prompt, args.get_int({"-p"}, 64));
   WLLM_ASSIGN_OR_RETURN(const int64_t n_gen, args.get_int({"-n"}, 128));
   if (n_prompt < 1 || n_gen < 1 || n_prompt + n_gen > (1 << 20)) {
     return Status::error(ErrorCode::kInvalidArgument, "-p and -n must be at least 1");
+  }
+  // -r N: exactly N measured runs (e.g. many, for profiling: a short prefill
+  // alone is too brief to sample); without it, as BenchRuns' defaults say.
+  BenchRuns runs;
+  if (args.has("-r") || args.has("--repetitions")) {
+    WLLM_ASSIGN_OR_RETURN(const int64_t r, args.get_int({"-r", "--repetitions"}, 1));
+    if (r < 1 || r > 10000) return Status::error(ErrorCode::kInvalidArgument, "-r must be between 1 and 10000");
+    runs = BenchRuns{static_cast<int>(r), static_cast<int>(r), 0};
   }
   WLLM_ASSIGN_OR_RETURN(LoadOptions load, load_options_from(args));
   if (load.n_ctx == 0) load.n_ctx = static_cast<int>(n_prompt + n_gen);
@@ -128,7 +136,7 @@ Status run(int argc, char** argv) {
   WLLM_RETURN_IF_ERROR(load_model(model, load, &engine));
   const auto t1 = Clock::now();
 
-  WLLM_ASSIGN_OR_RETURN(const BenchTimes times, run_bench(engine, n_prompt, n_gen));
+  WLLM_ASSIGN_OR_RETURN(const BenchTimes times, run_bench(engine, n_prompt, n_gen, runs));
 
   const MemoryReport mem = engine.memory();
   const uint64_t peak_rss = peak_rss_bytes();  // before the bandwidth buffer
@@ -141,10 +149,10 @@ Status run(int argc, char** argv) {
   }
   std::printf(
       "{\"engine\":\"wasm-llm\",\"kernels\":\"%s\",\"model\":%s,\"threads\":%d,\"load_s\":%.4f,\"prefill_tokens\":%lld,"
-      "\"prefill_tok_s\":%.2f,\"decode_tokens\":%lld,\"decode_tok_s\":%.2f,\"peak_rss_mib\":%.1f,"
+      "\"prefill_tok_s\":%.2f,\"decode_tokens\":%lld,\"decode_tok_s\":%.2f,\"runs\":%d,\"peak_rss_mib\":%.1f,"
       "\"weights_mib\":%.1f,\"kv_cache_mib\":%.1f,\"buffers_mib\":%.1f,\"repacked_tensors\":%d%s}\n",
       active_kernel_isa(), json_string(model).c_str(), engine.n_threads(), seconds(t0, t1), static_cast<long long>(n_prompt),
-      n_prompt / times.prefill_seconds, static_cast<long long>(n_gen), n_gen / times.decode_seconds,
+      n_prompt / times.prefill_seconds, static_cast<long long>(n_gen), n_gen / times.decode_seconds, times.runs,
       peak_rss / 1048576.0, mem.weights / 1048576.0, mem.kv_cache / 1048576.0, mem.buffers / 1048576.0,
       engine.repacked_tensors(), bandwidth.c_str());
   return {};

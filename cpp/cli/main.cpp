@@ -29,7 +29,7 @@ constexpr const char* kUsage =
     "  info -m FILE        architecture, shapes, tensor types, tokenizer, sizes\n"
     "  quantize IN.gguf OUT.gguf TYPE\n"
     "                      convert a model's weights to TYPE (e.g. q4_0, q8_0, q4_K_M)\n"
-    "  bench -m FILE [-p PROMPT_TOKENS] [-n GEN_TOKENS] [--threads N] [--bandwidth]\n"
+    "  bench -m FILE [-p PROMPT_TOKENS] [-n GEN_TOKENS] [-r REPETITIONS] [--threads N] [--bandwidth]\n"
     "                      print load time, prefill and decode speed, peak memory (JSON)\n"
     "  synth --shape NAME|DIMS --type TYPE --vocab VOCAB.gguf -o OUT.gguf\n"
     "                      write a random-weight model of a real shape\n"

@@ -238,7 +238,8 @@ class WasmEngine {
   }
 
   // The speed benchmark (engine/bench.h, as `wasm-llm bench` runs it):
-  // {code, message, promptTokens, generatedTokens, prefillSeconds, decodeSeconds}.
+  // {code, message, promptTokens, generatedTokens, prefillSeconds, decodeSeconds, runs}
+  // (the median of `runs` measured runs, BenchRuns' defaults).
   val bench(double n_prompt, double n_gen) {
     const Result<BenchTimes> times = run_bench(engine_, static_cast<int64_t>(n_prompt), static_cast<int64_t>(n_gen));
     if (!times.ok()) return status_object(times.status());
@@ -247,6 +248,7 @@ class WasmEngine {
     out.set("generatedTokens", static_cast<double>(times->generated_tokens));
     out.set("prefillSeconds", times->prefill_seconds);
     out.set("decodeSeconds", times->decode_seconds);
+    out.set("runs", times->runs);
     return out;
   }
 

@@ -234,6 +234,12 @@ TEST_F(EngineTest, BenchTimesPrefillAndDecodeWithinTheContext) {
   EXPECT_EQ(t->generated_tokens, 8);
   EXPECT_GT(t->prefill_seconds, 0);
   EXPECT_GT(t->decode_seconds, 0);
+  EXPECT_GE(t->runs, 1);
+  EXPECT_LE(t->runs, BenchRuns{}.max_runs);
+  // Exactly min_runs when no time is asked for; up to max_runs while runs take under min_seconds.
+  EXPECT_EQ(run_bench(e, 4, 2, {.min_runs = 3, .max_runs = 5, .min_seconds = 0}).value().runs, 3);
+  EXPECT_EQ(run_bench(e, 4, 2, {.min_runs = 2, .max_runs = 4, .min_seconds = 1e9}).value().runs, 4);
+  EXPECT_EQ(run_bench(e, 4, 2, {.min_runs = 0}).status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(run_bench(e, 40, 9).status().code(), ErrorCode::kContextFull);
   EXPECT_EQ(run_bench(e, 0, 8).status().code(), ErrorCode::kInvalidArgument);
   Engine empty;

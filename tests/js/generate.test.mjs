@@ -126,6 +126,8 @@ describe('bench', () => {
     expect(r).toMatchObject({ promptTokens: 20, generatedTokens: 6, threadsUsed: 1 });
     expect(r.prefillSeconds).toBeGreaterThan(0);
     expect(r.decodeSeconds).toBeGreaterThan(0);
+    // Runs repeat while they take under a second in all: this tiny model's take milliseconds.
+    expect(r.runs).toBe(5);
   });
 
   it('rejects counts that are not positive integers or do not fit the context', async () => {
