@@ -475,6 +475,7 @@ namespace wllm {
 
 namespace avx512 {  // matvec_avx512.cpp
 void matvec_q4_0_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
+void matvec_q5_0_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
 void matvec_q8_0_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out);
 float dot_q4_K_avx512(int64_t n, const void* row, const void* act);
 }  // namespace avx512
@@ -500,6 +501,7 @@ const DotKernel* avx512_dot_kernels(size_t* count) {
       if (k.type == TensorType::kBF16) k.gemm = avx512::gemm_bf16_avx512;
       if (k.type == TensorType::kQ6_K) k.gemm = avx512::gemm_q6_K_avx512;
       if (k.type == TensorType::kQ4_0) k.matvec = avx512::matvec_q4_0_avx512;
+      if (k.type == TensorType::kQ5_0) k.matvec = avx512::matvec_q5_0_avx512;
       if (k.type == TensorType::kQ8_0) k.matvec = avx512::matvec_q8_0_avx512;
       if (k.type == TensorType::kQ4_K) k.dot = avx512::dot_q4_K_avx512;
     }
