@@ -45,7 +45,8 @@ Result<BenchTimes> run_bench(Engine& engine, int64_t n_prompt, int64_t n_gen, co
 
   // Warm-up, not timed: one batch of the prompt (up to 64 tokens), then one
   // decode step, as llama.cpp's llama-bench warms up (bench/llama-cpp-run.mjs
-  // and the wllama page do the same), so the figures are the steady speed:
+  // does the same; bench/chromium-run.mjs also gives each page a warm-up
+  // run), so the figures are the steady speed:
   // - in wasm the JIT compiles each function on its first call with a
   //   baseline compiler and optimizes it in the background once it has run
   //   a while: the first 64-token prefill of stories15M q4_0 in Node ran at

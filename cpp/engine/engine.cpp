@@ -4,35 +4,12 @@
 #include <cstdlib>
 #include <new>
 
-#if defined(__linux__) && !defined(__EMSCRIPTEN__)
-#include <sys/mman.h>
-#endif
+#include "core/large_alloc.h"
 
 namespace wllm {
 namespace {
 
-constexpr size_t kArenaAlignment = 64;  // a cache line; every SIMD width we use
 constexpr int kDefaultMaxContext = 4096;
-
-// Natively on Linux, weights of 2 MiB or more go in memory aligned to 2 MiB
-// that the kernel is asked to back with huge pages (transparent huge pages
-// in "madvise" mode, the usual default): a decode step streams every weight
-// once, and with 4 KiB pages each row of an f16 model of width 2048 is a
-// page of its own, where the hardware prefetcher stops. (Not in wasm: its
-// memory is the engine's, and 2 MiB of alignment could cost a model near
-// the heap's limit its place.)
-uint8_t* allocate_arena(size_t bytes) {
-#if defined(__linux__) && !defined(__EMSCRIPTEN__) && defined(MADV_HUGEPAGE)
-  constexpr size_t kHugePage = size_t{2} << 20;
-  if (bytes >= kHugePage) {
-    bytes = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-    auto* p = static_cast<uint8_t*>(std::aligned_alloc(kHugePage, bytes));
-    if (p) madvise(p, bytes, MADV_HUGEPAGE);  // advice: nothing to do if refused
-    return p;
-  }
-#endif
-  return static_cast<uint8_t*>(std::aligned_alloc(kArenaAlignment, bytes));
-}
 
 }  // namespace
 
@@ -75,8 +52,8 @@ Status Engine::begin_load(std::span<const uint8_t> prefix, uint64_t file_size, c
                          "the model needs %.1f MiB (weights %.1f MiB + context of %d) but only %.1f MiB are available",
                          needed / 1048576.0, file.data_size() / 1048576.0, n_ctx_, options.memory_limit / 1048576.0);
   }
-  const size_t arena_bytes = (std::max<uint64_t>(file.data_size(), 1) + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-  uint8_t* arena = allocate_arena(arena_bytes);
+  const size_t arena_bytes = std::max<uint64_t>(file.data_size(), 1);
+  uint8_t* arena = allocate_large(arena_bytes);  // huge pages natively
   if (!arena) {
     return Status::error(ErrorCode::kOutOfMemory, "could not allocate %.1f MiB for the weights",
                          arena_bytes / 1048576.0);
