@@ -53,13 +53,15 @@ inline __m512i add_pairs(__m512i a, __m512i b) {
   return _mm512_add_epi32(_mm512_permutex2var_epi32(a, even, b), _mm512_permutex2var_epi32(a, odd, b));
 }
 
+// Σ u·x of a block's 32 unsigned codes and the activation's 32 bytes, as 8
+// partial int32 sums.
+inline __m256i sum_unsigned(__m256i u, const int8_t* x) {
+  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)));
+}
+
 struct Q4_0Sum {
   static constexpr int32_t kOffset = 8;
-  static __m256i sum(const BlockQ4_0& w, const int8_t* x) {
-    const __m256i nibbles = q4_0_nibbles(w.qs);
-    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), nibbles,
-                               _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)));
-  }
+  static __m256i sum(const BlockQ4_0& w, const int8_t* x) { return sum_unsigned(q4_0_nibbles(w.qs), x); }
   // Eight blocks (144 bytes, three loads) at once: vpermt2w lays out two
   // blocks' codes per vector, a shift by 0 or 4 per 128-bit lane and a mask
   // give their 64 nibbles in element order, one vpdpbusd meets them with the
@@ -92,19 +94,14 @@ struct Q4_0Sum {
 // Σ (u − 16)·x = Σ u·x − 16·Σ x.
 struct Q5_0Sum {
   static constexpr int32_t kOffset = 16;
-  static __m256i sum(const BlockQ5_0& w, const int8_t* x) {
-    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), q5_codes(w),
-                               _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)));
-  }
+  static __m256i sum(const BlockQ5_0& w, const int8_t* x) { return sum_unsigned(q5_codes(w), x); }
 };
 
 struct Q8_0Sum {
   static constexpr int32_t kOffset = 128;
   static __m256i sum(const BlockQ8_0& w, const int8_t* x) {
     const __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs));
-    const __m256i unsigned_codes = _mm256_xor_si256(codes, _mm256_set1_epi8(static_cast<char>(0x80)));
-    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), unsigned_codes,
-                               _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)));
+    return sum_unsigned(_mm256_xor_si256(codes, _mm256_set1_epi8(static_cast<char>(0x80))), x);
   }
 };
 
