@@ -11,8 +11,10 @@
 import { AbortError, GenerationError, LoadError, errorFromDescription } from './errors.js';
 
 export class WorkerClient {
-  // Waits for the worker's 'ready' message; rejects with LoadError if it fails to start.
-  static async start(port) {
+  // Waits for the worker's 'ready' message; rejects with LoadError if it fails
+  // to start, or with AbortError as soon as `signal` fires (the worker fetches
+  // and compiles the wasm binary first, which a stalled network can hold up).
+  static async start(port, { signal } = {}) {
     const offs = [];
     try {
       await new Promise((resolve, reject) => {
@@ -23,6 +25,10 @@ export class WorkerClient {
         }));
         offs.push(port.on('error', (error) => fail(error?.message ?? String(error), error)));
         offs.push(port.on('exit', (code) => fail(`it exited with code ${code}`)));
+        const onAbort = () => reject(new AbortError('loading was aborted'));
+        if (signal?.aborted) onAbort();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        offs.push(() => signal?.removeEventListener('abort', onAbort));
       });
     } catch (error) {
       port.terminate();

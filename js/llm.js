@@ -21,7 +21,7 @@ export class LLM {
     const { description, transfer, sha256 } = await platform.resolveSource(source, { ...options, ...opts });
     if (signal?.aborted) throw new AbortError('loading was aborted');
     const variant = threads > 1 ? 'mt' : 'st';
-    const client = await WorkerClient.start(await platform.startWorker(variant, threads, opts.relaxedSimd));
+    const client = await WorkerClient.start(await platform.startWorker(variant, threads, opts.relaxedSimd), { signal });
     try {
       const info = await client.request(
         'load',

@@ -19,7 +19,14 @@ const GLUE = {
   'mt-relaxed': () => import('../dist/wasm/wasm-llm-mt-relaxed-web.js'),
   'st-relaxed': () => import('../dist/wasm/wasm-llm-st-relaxed-web.js'),
 };
-// The threaded builds' files by URL, for bundlers: their pthread workers are
+// Each build's wasm binary, fetched here rather than by the glue (see instantiateFrom).
+const WASM = {
+  mt: new URL('../dist/wasm/wasm-llm-mt-web.wasm', import.meta.url).href,
+  st: new URL('../dist/wasm/wasm-llm-st-web.wasm', import.meta.url).href,
+  'mt-relaxed': new URL('../dist/wasm/wasm-llm-mt-relaxed-web.wasm', import.meta.url).href,
+  'st-relaxed': new URL('../dist/wasm/wasm-llm-st-relaxed-web.wasm', import.meta.url).href,
+};
+// The threaded builds' pthread worker scripts by URL, for bundlers: they are
 // classic workers that import() the glue, so both must stay as built. The
 // glue's own `new Worker(new URL(...))` would make a bundler turn the worker
 // script into a module; these plain URLs make it copy the files unchanged.
@@ -27,31 +34,62 @@ const THREADED_FILES = {
   mt: {
     glue: new URL('../dist/wasm/wasm-llm-mt-web.js', import.meta.url).href,
     'wasm-llm-mt-web.worker.js': new URL('../dist/wasm/wasm-llm-mt-web.worker.js', import.meta.url).href,
-    'wasm-llm-mt-web.wasm': new URL('../dist/wasm/wasm-llm-mt-web.wasm', import.meta.url).href,
   },
   'mt-relaxed': {
     glue: new URL('../dist/wasm/wasm-llm-mt-relaxed-web.js', import.meta.url).href,
     'wasm-llm-mt-relaxed-web.worker.js': new URL('../dist/wasm/wasm-llm-mt-relaxed-web.worker.js', import.meta.url).href,
-    'wasm-llm-mt-relaxed-web.wasm': new URL('../dist/wasm/wasm-llm-mt-relaxed-web.wasm', import.meta.url).href,
   },
 };
 
 async function createHost({ variant, threads, relaxedSimd }) {
   const build = wasmBuild(variant, relaxedSimd);
   const { default: createWasmLlm } = await GLUE[build]();
-  const settings = { nThreads: threads };
+  const wasm = instantiateFrom((await sameOriginUrls({ wasm: WASM[build] })).wasm);
+  const settings = { nThreads: threads, instantiateWasm: wasm.instantiateWasm };
   if (THREADED_FILES[build]) {
     const files = await sameOriginUrls(THREADED_FILES[build]);
     settings.locateFile = (name, prefix) => files[name] ?? prefix + name;
     settings.mainScriptUrlOrBlob = files.glue;
   }
   const created = createWasmLlm(settings);
-  const module = await Promise.race([created, pthreadPoolFailure(settings)]);
+  const module = await Promise.race([created, wasm.failure, pthreadPoolFailure(settings)]);
   return new EngineHost(module, threads, {
     readers: {},
     cache: () => openOpfsCache(),
     yieldToEventLoop,
   });
+}
+
+// The glue's instantiateWasm hook, fetching the binary at `url` once, and
+// `failure`, which rejects with the reason if that fails. The glue's own
+// loader answers a failed fetch by fetching again, then with a synchronous
+// XHR that blocks this worker (and can hang under request interception), and
+// reports neither the URL nor the HTTP status.
+function instantiateFrom(url) {
+  let fail;
+  const failure = new Promise((_, reject) => {
+    fail = reject;
+  });
+  const instantiateWasm = (imports, receiveInstance) => {
+    instantiateBinary(url, imports).then(({ instance, module }) => receiveInstance(instance, module), fail);
+    return {};  // the exports come later, through receiveInstance
+  };
+  return { instantiateWasm, failure };
+}
+
+async function instantiateBinary(url, imports) {
+  let response;
+  try {
+    response = await fetch(url, { credentials: 'same-origin' });
+  } catch (error) {
+    throw new Error(`cannot fetch the wasm binary ${url}: ${error.message}`, { cause: error });
+  }
+  if (!response.ok) throw new Error(`cannot fetch the wasm binary ${url}: HTTP ${response.status}`);
+  // Compiling while downloading needs the right MIME type; a server without it gets the buffered path.
+  if (response.headers.get('content-type')?.split(';')[0].trim() === 'application/wasm') {
+    return WebAssembly.instantiateStreaming(response, imports);
+  }
+  return WebAssembly.instantiate(await response.arrayBuffer(), imports);
 }
 
 // `urls` with data: URLs (bundlers inline small files so) turned into blob:

@@ -33,18 +33,44 @@ describe('files that fail to load', () => {
 
   // The files of the build Chromium gets on an isolated page: threaded, relaxed SIMD.
   it.each([
-    ['the worker script', '**/worker/browser-worker.js'],
-    ['the wasm glue', '**/dist/wasm/wasm-llm-mt-relaxed-web.js'],
-    ['the wasm binary', '**/dist/wasm/wasm-llm-mt-relaxed-web.wasm'],
-  ])('%s: LoadError, then loading works again', async (_, pattern) => {
+    ['the worker script', '**/worker/browser-worker.js', /cannot start the engine worker/],
+    ['the wasm glue', '**/dist/wasm/wasm-llm-mt-relaxed-web.js', /cannot start the engine worker/],
+    ['the wasm binary', '**/dist/wasm/wasm-llm-mt-relaxed-web.wasm',
+      /cannot start the engine worker: cannot fetch the wasm binary \S*\/wasm-llm-mt-relaxed-web\.wasm: HTTP 404/],
+  ])('%s: LoadError, then loading works again', { timeout: 60_000 }, async (_, pattern, message) => {
     const context = t.page.context();
     await context.route(pattern, (route) => route.fulfill({ status: 404, body: 'not found' }));
     try {
       const result = await tryLoad(t.page);
       expect(result).toMatchObject({ name: 'LoadError', isLoadError: true });
-      expect(result.message).toMatch(/cannot start the engine worker/);
+      expect(result.message).toMatch(message);
     } finally {
       await context.unroute(pattern);
+    }
+    expect(await tryLoad(t.page)).toBe('loaded');
+  });
+
+  it('a load aborted while the wasm binary downloads rejects at once with AbortError', { timeout: 60_000 }, async () => {
+    const pattern = '**/dist/wasm/wasm-llm-mt-relaxed-web.wasm';
+    const context = t.page.context();
+    const held = [];  // the binary's requests, left unanswered: a stalled network
+    await context.route(pattern, (route) => held.push(route));
+    try {
+      const result = await t.page.evaluate(async (url) => {
+        const started = performance.now();
+        try {
+          await window.wasmLlm.LLM.load(url, { cache: false, signal: AbortSignal.timeout(500) });
+          return 'loaded';
+        } catch (error) {
+          return { name: error.name, ms: performance.now() - started };
+        }
+      }, MODEL_PATH);
+      expect(held.length).toBeGreaterThan(0);
+      expect(result.name).toBe('AbortError');
+      expect(result.ms).toBeLessThan(5000);
+    } finally {
+      await context.unroute(pattern);
+      await Promise.all(held.map((route) => route.abort().catch(() => {})));
     }
     expect(await tryLoad(t.page)).toBe('loaded');
   });
