@@ -61,13 +61,14 @@ class Transformer {
   std::vector<float> k_;        // (B, kv_dim) keys of these positions
   std::vector<float> v_;        // (B, kv_dim) values of these positions
   std::vector<float> att_out_;  // (B, q_dim) attention output, before wo
-  std::vector<float> att_;      // (n_threads, n_heads / n_kv_heads, n_ctx) scores of a head group, per thread
+  std::vector<float> att_;      // (n_threads, tile · n_heads / n_kv_heads, n_ctx) scores of an attention tile
+  std::vector<float> att_q_;    // (n_threads, 2, tile · n_heads / n_kv_heads, head_dim) its queries, its outputs
   std::vector<float> kv_f32_;   // (n_threads, 2, n_ctx, head_dim) f32 copies of a kv head's cache, if f16 is slow
   std::vector<float> hb_;       // (B, ffn_dim) gate, then silu(gate)·up
   std::vector<float> hb2_;      // (B, ffn_dim) up
   std::vector<float> logits_;   // (B, n_vocab)
   std::vector<float> rope_cs_;  // (B, rope_dims) cos, sin per rotated pair
-  std::vector<uint16_t> value_f16_;  // (kv_dim) f16: one position's values on their way to the transposed cache
+  std::vector<uint16_t> value_f16_;  // (B, kv_dim) f16: each position's values on their way to the transposed cache
   ActivationCache acts_;
 
   // KV cache in f16: half the memory of f32, like llama.cpp's default.

@@ -38,15 +38,17 @@ ActivationCache::ActivationCache(int64_t max_cols, int64_t max_rows)
     : buffer_(static_cast<size_t>(plan_bytes(max_cols, max_rows))) {}
 
 const uint8_t* ActivationCache::convert(const float* x, int64_t n, int64_t n_rows, const TypeTraits& weight,
-                                        int64_t* stride) {
+                                        int64_t* stride, ThreadPool& pool) {
   if (weight.act_type == TensorType::kF32) {
     *stride = n * static_cast<int64_t>(sizeof(float));
     return reinterpret_cast<const uint8_t*>(x);
   }
   const TypeTraits& act = type_traits(weight.act_type);
   *stride = row_bytes(act, n);
-  for (int64_t t = 0; t < n_rows; ++t) act.from_float(x + t * n, buffer_.data() + t * *stride, n);
-  return buffer_.data();
+  const int64_t row_stride = *stride;
+  uint8_t* out = buffer_.data();
+  for_each_row(pool, n_rows, [&](int64_t t) { act.from_float(x + t * n, out + t * row_stride, n); });
+  return out;
 }
 
 void matvec(const Tensor& w, const float* x, float* out, ActivationCache& acts, ThreadPool& pool) {
@@ -76,7 +78,7 @@ void matmul_shared(const MatmulJob* jobs, int n_jobs, const float* x, int64_t n_
   }
   const int64_t n = jobs[0].w->cols();
   int64_t act_stride = 0;
-  const uint8_t* act = acts.convert(x, n, n_rows, first, &act_stride);
+  const uint8_t* act = acts.convert(x, n, n_rows, first, &act_stride, pool);
   int64_t total_rows = 0;
   for (int j = 0; j < n_jobs; ++j) total_rows += jobs[j].w->rows();
   pool.run([&](int ith, int nth) {

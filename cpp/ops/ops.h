@@ -33,9 +33,10 @@ class ActivationCache {
   // Sizes the buffers for up to max_rows vectors of up to max_cols floats.
   explicit ActivationCache(int64_t max_cols = 0, int64_t max_rows = 1);
   // Rows x[t·n .. t·n+n) for t < n_rows converted to the weight's act_type
-  // (F32: x itself), each row `*stride` bytes after the previous one. Valid
-  // until the next call.
-  const uint8_t* convert(const float* x, int64_t n, int64_t n_rows, const TypeTraits& weight, int64_t* stride);
+  // (F32: x itself), each row `*stride` bytes after the previous one, the
+  // rows split across the pool's threads. Valid until the next call.
+  const uint8_t* convert(const float* x, int64_t n, int64_t n_rows, const TypeTraits& weight, int64_t* stride,
+                         ThreadPool& pool);
   int64_t bytes() const { return static_cast<int64_t>(buffer_.size()); }
   // Every activation format takes under 1.25 bytes per element (Q8_K: 292 per 256).
   static int64_t plan_bytes(int64_t max_cols, int64_t max_rows) { return max_rows * (max_cols * 5 / 4 + 64); }

@@ -75,4 +75,20 @@ inline void split_range(int64_t n, int thread_index, int n_threads, int64_t* beg
   *end = *begin + per + (thread_index < extra ? 1 : 0);
 }
 
+// fn(i) for each i in [0, n): split across the pool when there are several
+// (a batch's rows), inline for one (a decode step's, where a hand-off to the
+// threads would cost more than the work).
+template <typename F>
+void for_each_row(ThreadPool& pool, int64_t n, F&& fn) {
+  if (n == 1 || pool.size() == 1) {
+    for (int64_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  pool.run([&](int ith, int nth) {
+    int64_t begin, end;
+    split_range(n, ith, nth, &begin, &end);
+    for (int64_t i = begin; i < end; ++i) fn(i);
+  });
+}
+
 }  // namespace wllm

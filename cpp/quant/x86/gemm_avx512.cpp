@@ -328,6 +328,11 @@ struct F32Rows {
   WLLM_AVX512 static __m512 load2(const void* a, const void* b, int64_t i) {
     return join_halves(_mm256_loadu_ps(static_cast<const float*>(a) + i), _mm256_loadu_ps(static_cast<const float*>(b) + i));
   }
+  // The same with only the elements in `mask` loaded, the others +0.
+  WLLM_AVX512 static __m512 load2(const void* a, const void* b, int64_t i, __mmask8 mask) {
+    return join_halves(_mm256_maskz_loadu_ps(mask, static_cast<const float*>(a) + i),
+                       _mm256_maskz_loadu_ps(mask, static_cast<const float*>(b) + i));
+  }
 };
 struct F16Rows {
   using Element = uint16_t;
@@ -335,6 +340,11 @@ struct F16Rows {
     const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(a) + i));
     const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(b) + i));
     return _mm512_cvtph_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));  // exact
+  }
+  WLLM_AVX512 static __m512 load2(const void* a, const void* b, int64_t i, __mmask8 mask) {
+    const __m128i lo = _mm_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(a) + i);
+    const __m128i hi = _mm_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(b) + i);
+    return _mm512_cvtph_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
   }
 };
 struct BF16Rows {
@@ -345,19 +355,18 @@ struct BF16Rows {
     const __m512i wide = _mm512_cvtepu16_epi32(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
     return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));  // bf16 is the top half of an f32
   }
+  WLLM_AVX512 static __m512 load2(const void* a, const void* b, int64_t i, __mmask8 mask) {
+    const __m128i lo = _mm_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(a) + i);
+    const __m128i hi = _mm_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(b) + i);
+    const __m512i wide = _mm512_cvtepu16_epi32(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
+  }
 };
 
 constexpr int kFloatRows = 8;
 
-// Elements i..n (fewer than 8) of a row, zero-padded to 8.
-template <typename Element>
-inline void copy_tail(const void* row, int64_t i, int64_t n, Element* padded) {
-  for (int k = 0; k < 8; ++k) padded[k] = Element{};
-  std::memcpy(padded, static_cast<const Element*>(row) + i, static_cast<size_t>(n - i) * sizeof(Element));
-}
-
 // One tile; the tail goes through the same lane-wise add as a zero-padded
-// vector (+0·+0 into lanes that are never -0: no bits change), and each
+// vector (masked loads; +0·+0 into lanes that are never -0: no bits change), and each
 // activation's 8 row sums are reduced together (transpose, sum_lanes8).
 template <typename Rows, int kActs>
 WLLM_AVX512 void float_tile_512(int64_t n, const uint8_t* const* w, const float* const* x, __mmask8 valid_rows,
@@ -381,15 +390,15 @@ WLLM_AVX512 void float_tile_512(int64_t n, const uint8_t* const* w, const float*
     }
   }
   if (n8 < n) {
-    typename Rows::Element wt[kFloatRows][8];
-    float xt[kActs][8];
-    for (int r = 0; r < kFloatRows; ++r) copy_tail(w[r], n8, n, wt[r]);
-    for (int a = 0; a < kActs; ++a) copy_tail(x[a], n8, n, xt[a]);
+    const __mmask8 tail = static_cast<__mmask8>((1u << (n - n8)) - 1);
+    __m512 xv[kActs];
+    for (int a = 0; a < kActs; ++a) {
+      const __m256 x8 = _mm256_maskz_loadu_ps(tail, x[a] + n8);
+      xv[a] = join_halves(x8, x8);
+    }
     for (int p = 0; p < kFloatRows / 2; ++p) {
-      const __m512 wv = Rows::load2(wt[2 * p], wt[2 * p + 1], 0);
-      for (int a = 0; a < kActs; ++a) {
-        acc[p][a] = _mm512_add_ps(acc[p][a], _mm512_mul_ps(wv, both_halves(xt[a])));
-      }
+      const __m512 wv = Rows::load2(w[2 * p], w[2 * p + 1], n8, tail);
+      for (int a = 0; a < kActs; ++a) acc[p][a] = _mm512_add_ps(acc[p][a], _mm512_mul_ps(wv, xv[a]));
     }
   }
 #pragma GCC unroll 4
