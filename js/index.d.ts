@@ -46,6 +46,10 @@ export interface LoadOptions {
   /** Length of a ReadableStream source, if known (checked against the header). */
   size?: number;
   onProgress?: (progress: LoadProgress) => void;
+  /**
+   * Aborts the load at any stage (the engine worker's start, which fetches and compiles the wasm
+   * binary; the download; reading into memory): load() then rejects with AbortError.
+   */
   signal?: AbortSignal;
 }
 

@@ -334,40 +334,40 @@ struct F32Rows {
                        _mm256_maskz_loadu_ps(mask, static_cast<const float*>(b) + i));
   }
 };
+// Elements i..i+7 of two rows of 16-bit values, a's in the low half; with a
+// mask, only the elements in it (the others 0).
+WLLM_AVX512 inline __m256i load_16bit_pair(const void* a, const void* b, int64_t i) {
+  const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(a) + i));
+  const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(b) + i));
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+}
+WLLM_AVX512 inline __m256i load_16bit_pair(const void* a, const void* b, int64_t i, __mmask8 mask) {
+  const __m128i lo = _mm_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(a) + i);
+  const __m128i hi = _mm_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(b) + i);
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+}
+
 struct F16Rows {
   using Element = uint16_t;
-  WLLM_AVX512 static __m512 load2(const void* a, const void* b, int64_t i) {
-    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(a) + i));
-    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(b) + i));
-    return _mm512_cvtph_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));  // exact
-  }
-  WLLM_AVX512 static __m512 load2(const void* a, const void* b, int64_t i, __mmask8 mask) {
-    const __m128i lo = _mm_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(a) + i);
-    const __m128i hi = _mm_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(b) + i);
-    return _mm512_cvtph_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
+  template <typename... Mask>
+  WLLM_AVX512 static __m512 load2(const void* a, const void* b, int64_t i, Mask... mask) {
+    return _mm512_cvtph_ps(load_16bit_pair(a, b, i, mask...));  // exact
   }
 };
 struct BF16Rows {
   using Element = uint16_t;
-  WLLM_AVX512 static __m512 load2(const void* a, const void* b, int64_t i) {
-    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(a) + i));
-    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(b) + i));
-    const __m512i wide = _mm512_cvtepu16_epi32(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
+  template <typename... Mask>
+  WLLM_AVX512 static __m512 load2(const void* a, const void* b, int64_t i, Mask... mask) {
+    const __m512i wide = _mm512_cvtepu16_epi32(load_16bit_pair(a, b, i, mask...));
     return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));  // bf16 is the top half of an f32
-  }
-  WLLM_AVX512 static __m512 load2(const void* a, const void* b, int64_t i, __mmask8 mask) {
-    const __m128i lo = _mm_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(a) + i);
-    const __m128i hi = _mm_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(b) + i);
-    const __m512i wide = _mm512_cvtepu16_epi32(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
   }
 };
 
 constexpr int kFloatRows = 8;
 
 // One tile; the tail goes through the same lane-wise add as a zero-padded
-// vector (masked loads; +0·+0 into lanes that are never -0: no bits change), and each
-// activation's 8 row sums are reduced together (transpose, sum_lanes8).
+// vector (masked loads; +0·+0 into lanes that are never -0: no bits change),
+// and each activation's 8 row sums are reduced together (transpose, sum_lanes8).
 template <typename Rows, int kActs>
 WLLM_AVX512 void float_tile_512(int64_t n, const uint8_t* const* w, const float* const* x, __mmask8 valid_rows,
                                 float* out, int64_t out_stride) {
