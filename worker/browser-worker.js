@@ -61,17 +61,18 @@ async function createHost({ variant, threads, relaxedSimd }) {
 }
 
 // The glue's instantiateWasm hook, fetching the binary at `url` once, and
-// `failure`, which rejects with the reason if that fails. The glue's own
-// loader answers a failed fetch by fetching again, then with a synchronous
-// XHR that blocks this worker (and can hang under request interception), and
-// reports neither the URL nor the HTTP status.
+// `failure`, which rejects with the reason if that (or handing the instance
+// to the glue) fails. The glue's own loader answers a failed fetch by
+// fetching again, then with a synchronous XHR that blocks this worker (and
+// can hang under request interception), and reports neither the URL nor the
+// HTTP status.
 function instantiateFrom(url) {
   let fail;
   const failure = new Promise((_, reject) => {
     fail = reject;
   });
   const instantiateWasm = (imports, receiveInstance) => {
-    instantiateBinary(url, imports).then(({ instance, module }) => receiveInstance(instance, module), fail);
+    instantiateBinary(url, imports).then(({ instance, module }) => receiveInstance(instance, module)).catch(fail);
     return {};  // the exports come later, through receiveInstance
   };
   return { instantiateWasm, failure };
