@@ -21,11 +21,14 @@ int64_t copy_floats(const ModelConfig& c, int n_ctx) {
 // made a 512-row f16 gemm 32 -> 43 GMAC/s natively).
 constexpr int kAttentionActs = 16;
 int attention_tile(const ModelConfig& c) { return std::max(1, kAttentionActs / (c.n_heads / c.n_kv_heads)); }
+// Queries of a full tile: its tokens × the query heads of one kv head.
+int64_t attention_tile_acts(const ModelConfig& c) {
+  return static_cast<int64_t>(attention_tile(c)) * (c.n_heads / c.n_kv_heads);
+}
 
 // Floats per thread for attention: a tile's scores, its gathered queries and outputs.
 int64_t attention_floats(const ModelConfig& c, int n_ctx) {
-  const int64_t acts = static_cast<int64_t>(attention_tile(c)) * (c.n_heads / c.n_kv_heads);
-  return acts * n_ctx + 2 * acts * c.head_dim;
+  return attention_tile_acts(c) * (n_ctx + 2 * c.head_dim);
 }
 
 }  // namespace
@@ -46,9 +49,8 @@ Transformer::Transformer(const ModelConfig& c, const ModelWeights& w, int n_ctx,
   k_.resize(B * c.kv_dim());
   v_.resize(B * c.kv_dim());
   att_out_.resize(B * c.q_dim());
-  const int64_t tile_acts = static_cast<int64_t>(attention_tile(c)) * (c.n_heads / c.n_kv_heads);
-  att_.resize(static_cast<size_t>(pool.size() * tile_acts * n_ctx));
-  att_q_.resize(static_cast<size_t>(pool.size() * 2 * tile_acts * c.head_dim));
+  att_.resize(static_cast<size_t>(pool.size() * attention_tile_acts(c) * n_ctx));
+  att_q_.resize(static_cast<size_t>(pool.size() * 2 * attention_tile_acts(c) * c.head_dim));
   kv_f32_.resize(static_cast<size_t>(pool.size() * copy_floats(c, n_ctx)));
   hb_.resize(B * c.ffn_dim);
   hb2_.resize(B * c.ffn_dim);
@@ -186,7 +188,7 @@ void Transformer::attention(int layer, int n, int pos) {
   const int64_t copy_size = static_cast<int64_t>(kv_f32_.size()) / pool_.size();  // floats per thread
   const int64_t tile_floats = tile * group_floats;
   pool_.run([&](int ith, int nth) {
-    float* att = att_.data() + static_cast<int64_t>(ith) * tile * group * n_ctx_;  // (tile · group, n_ctx)
+    float* att = att_.data() + ith * attention_tile_acts(c) * n_ctx_;              // (tile · group, n_ctx)
     float* tile_q = att_q_.data() + ith * 2 * tile_floats;                         // (tile · group, head_dim)
     float* tile_out = tile_q + tile_floats;                                        // (tile · group, head_dim)
     float* keys_f32 = kv_f32_.data() + ith * copy_size;                            // (len, head_dim)
