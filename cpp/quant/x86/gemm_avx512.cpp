@@ -475,28 +475,35 @@ void gemm_bf16_avx512(int64_t n, const void* rows, int64_t row_stride, int n_row
                       int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
   gemm_float_512<BF16Rows>(n, rows, row_stride, n_rows, acts, act_stride, n_acts, out, out_stride);
 }
-// Decode of f16 weights: a tile of 2 neighbouring rows (one vector, the
-// 8-lane order of each kept), the next 2 rows prefetched a line at a time.
-// Long rows stream from memory, and 2 rows side by side are nearly one
+// Decode of f16 weights: tiles of neighbouring rows (two per vector, the
+// 8-lane order of each kept), the next tile's rows prefetched a line at a
+// time. Long rows stream from memory, and 2 rows side by side are nearly one
 // sequential stream: TinyLlama f16 decodes at 1 thread at 18.6 tok/s (41
 // GB/s) in place of 14.5 with the AVX2 tile of 4 rows, 18.3 GMAC/s against
 // 16.6 out of cache (`bash bench/kernels.sh native -- --types f16 --rows
-// 32000 --cols 2048`); without the prefetch, 7.6 tok/s. Short rows (smollm2's
-// 576) stay in that tile: one vector's chain of adds made them 30% slower.
+// 32000 --cols 2048`); without the prefetch, 7.6 tok/s; 8 rows were slower.
+// Short rows (smollm2's 576) take 8 rows, four chains of adds: smollm2's
+// 49152 x 576 output matrix 14.4 -> 20.3 GMAC/s against the AVX2 tile,
+// smollm2 f16 decode at 1 thread 99 -> 110 tok/s (alternating runs),
+// stories15M 610 -> 870.
 constexpr int64_t kLongRow = 1024;
-void matvec_f16_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
-  if (n < kLongRow) {
-    matvec_f16_avx2(n, rows, row_stride, n_rows, act, out);
-    return;
-  }
-  constexpr int kRows = 2;
-  const float* x = static_cast<const float*>(act);
+template <int kRows>
+WLLM_AVX512 void matvec_f16_tiles(int64_t n, const void* rows, int64_t row_stride, int n_rows, const float* x,
+                                  float* out) {
   for (int r0 = 0; r0 < n_rows; r0 += kRows) {
     const uint8_t* w[kRows];
     tile_pointers(rows, row_stride, r0, n_rows, kRows, w);
     const __mmask8 valid_rows = static_cast<__mmask8>((1u << tile_valid(r0, n_rows, kRows)) - 1);
     const int64_t ahead = r0 + kRows < n_rows ? kRows * row_stride : 0;
     float_tile_512<F16Rows, 1, kRows>(n, w, &x, valid_rows, out + r0, 0, ahead);
+  }
+}
+void matvec_f16_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
+  const float* x = static_cast<const float*>(act);
+  if (n < kLongRow) {
+    matvec_f16_tiles<8>(n, rows, row_stride, n_rows, x, out);
+  } else {
+    matvec_f16_tiles<2>(n, rows, row_stride, n_rows, x, out);
   }
 }
 void gemm_q4_K_avx512(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
