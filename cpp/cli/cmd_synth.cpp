@@ -5,7 +5,7 @@
 // file is identical for any thread count. Values are N(0, 1/fan_in)-like
 // (sum of four uniforms; sd 0.022 at TinyLlama's width), which keeps
 // activations O(1) in every layer; norms are 1 ± 5% (but see tied output_norm
-// in model_tensors). Each 2-D weight is then converted to --type with the same
+// in SynthTensors). Each 2-D weight is then converted to --type with the same
 // rules and fallbacks as `quantize` (quant_plan.h).
 //
 // Tests compare next-token distributions between engines, so the model must
@@ -36,17 +36,22 @@
 #include "cli/model_file.h"
 #include "cli/quant_plan.h"
 #include "gguf/gguf_writer.h"
+#include "model/architecture.h"
+#include "model/config.h"
+#include "model/weights.h"
 
 namespace wllm::cli {
 namespace {
 
 constexpr const char* kUsage =
     "usage: wasm-llm synth --shape NAME|DIMS --type TYPE --vocab VOCAB.gguf -o OUT.gguf\n"
-    "                      [--arch llama|qwen2] [--seed S] [--ctx N] [--pure] [--threads N]\n"
+    "                      [--arch ARCH] [--head-dim N] [--sliding-window N] [--seed S] [--ctx N]\n"
+    "                      [--pure] [--threads N]\n"
     "                      [--chat-template FILE]\n"
-    "  NAME: stories15M, smollm2-135m, tinyllama-1.1b\n"
+    "  NAME: %s\n"
     "  DIMS: DIMxLAYERS[:HEADS/KVHEADS[:FFN]], e.g. 256x2:4/2:512 (default heads dim/64,\n"
-    "        FFN 8/3·dim rounded up to 256)\n"
+    "        FFN 8/3·dim rounded up to 256; head width dim/heads unless --head-dim)\n"
+    "  ARCH: %s (default: the NAME's, else llama)\n"
     "  TYPE: %s\n";
 
 // Untied output: sd of the random part of the logits, and the bigram bonus a
@@ -62,11 +67,26 @@ constexpr float kTiedLogitStd = 5.0f;
 constexpr float kTiedEmbedStd = 0.5f;
 constexpr float kRowScaleSpread = 0.5f;
 
+// The shape of a model: the architecture and its sizes. The rest of the
+// config comes from the architecture's own defaults (its synth_defaults).
 struct Shape {
   std::string name;
+  const char* arch = "llama";
   int dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, ffn = 0, ctx = 2048;
   float rope_base = 10000.0f;
   bool tied = false;  // no output.weight: token_embd doubles as the output
+  int head_dim = 0;   // 0: dim / n_heads
+};
+
+// Real models' shapes, for benchmarks (one row per model).
+const Shape kNamedShapes[] = {
+    {"stories15M", "llama", 288, 6, 6, 6, 768, 256, 10000.0f, false},
+    {"smollm2-135m", "llama", 576, 30, 9, 3, 1536, 8192, 100000.0f, true},
+    {"tinyllama-1.1b", "llama", 2048, 22, 32, 4, 5632, 2048, 10000.0f, false},
+    {"qwen3-0.6b", "qwen3", 1024, 28, 16, 8, 3072, 40960, 1000000.0f, true, 128},
+    {"smollm3-3b", "smollm3", 2048, 36, 16, 4, 11008, 65536, 5000000.0f, true},
+    {"gemma3-270m", "gemma3", 640, 18, 4, 1, 2048, 32768, 1000000.0f, true, 256},
+    {"gemma3-1b", "gemma3", 1152, 26, 4, 1, 6912, 32768, 1000000.0f, true, 256},
 };
 
 bool iequals(const std::string& a, const char* b) {
@@ -75,6 +95,12 @@ bool iequals(const std::string& a, const char* b) {
     if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
   }
   return true;
+}
+
+std::string shape_names() {
+  std::string names;
+  for (const Shape& s : kNamedShapes) names += (names.empty() ? "" : ", ") + s.name;
+  return names;
 }
 
 // Reads a positive decimal at *p and advances past it.
@@ -92,48 +118,47 @@ bool read_positive(const char** p, int* out) {
 }
 
 Result<Shape> parse_shape(const std::string& spec) {
+  for (const Shape& named : kNamedShapes) {
+    if (iequals(spec, named.name.c_str())) return named;
+  }
   Shape s;
-  if (iequals(spec, "stories15M")) {
-    s = {"stories15M", 288, 6, 6, 6, 768, 256, 10000.0f, false};
-  } else if (iequals(spec, "smollm2-135m")) {
-    s = {"smollm2-135m", 576, 30, 9, 3, 1536, 8192, 100000.0f, true};
-  } else if (iequals(spec, "tinyllama-1.1b")) {
-    s = {"tinyllama-1.1b", 2048, 22, 32, 4, 5632, 2048, 10000.0f, false};
-  } else {
-    const Status bad = Status::error(ErrorCode::kInvalidArgument,
-                                     "--shape '%s' is neither a known name (stories15M, smollm2-135m, tinyllama-1.1b) "
-                                     "nor DIMxLAYERS[:HEADS/KVHEADS[:FFN]]",
-                                     spec.c_str());
-    const char* p = spec.c_str();
-    if (!read_positive(&p, &s.dim) || *p++ != 'x' || !read_positive(&p, &s.n_layers)) return bad;
-    // Defaults: 64-wide heads, no grouping, a SwiGLU width of about 8/3·dim
-    // rounded up to 256 so K-quants need no fallback.
-    s.n_heads = s.dim % 64 == 0 ? s.dim / 64 : 1;
-    s.n_kv_heads = s.n_heads;
-    s.ffn = (s.dim * 8 / 3 + 255) / 256 * 256;
+  const Status bad = Status::error(ErrorCode::kInvalidArgument,
+                                   "--shape '%s' is neither a known name (%s) nor DIMxLAYERS[:HEADS/KVHEADS[:FFN]]",
+                                   spec.c_str(), shape_names().c_str());
+  const char* p = spec.c_str();
+  if (!read_positive(&p, &s.dim) || *p++ != 'x' || !read_positive(&p, &s.n_layers)) return bad;
+  // Defaults: 64-wide heads, no grouping, a SwiGLU width of about 8/3·dim
+  // rounded up to 256 so K-quants need no fallback.
+  s.n_heads = s.dim % 64 == 0 ? s.dim / 64 : 1;
+  s.n_kv_heads = s.n_heads;
+  s.ffn = (s.dim * 8 / 3 + 255) / 256 * 256;
+  if (*p == ':') {
+    ++p;
+    if (!read_positive(&p, &s.n_heads) || *p++ != '/' || !read_positive(&p, &s.n_kv_heads)) return bad;
     if (*p == ':') {
       ++p;
-      if (!read_positive(&p, &s.n_heads) || *p++ != '/' || !read_positive(&p, &s.n_kv_heads)) return bad;
-      if (*p == ':') {
-        ++p;
-        if (!read_positive(&p, &s.ffn)) return bad;
-      }
+      if (!read_positive(&p, &s.ffn)) return bad;
     }
-    if (*p != '\0') return bad;
-    s.name = spec;
   }
+  if (*p != '\0') return bad;
+  s.name = spec;
+  return s;
+}
+
+Status check_shape(const Shape& s) {
   if (s.dim > 65536 || s.n_layers > 1024 || s.ffn > (1 << 20)) {
-    return Status::error(ErrorCode::kInvalidArgument, "--shape '%s' is too large", spec.c_str());
+    return Status::error(ErrorCode::kInvalidArgument, "--shape '%s' is too large", s.name.c_str());
   }
-  if (s.dim % s.n_heads != 0 || (s.dim / s.n_heads) % 2 != 0) {
+  const int head_dim = s.head_dim > 0 ? s.head_dim : s.dim / s.n_heads;
+  if ((s.head_dim == 0 && s.dim % s.n_heads != 0) || head_dim % 2 != 0) {
     return Status::error(ErrorCode::kInvalidArgument, "--shape '%s': %d heads must divide dim %d into even widths",
-                         spec.c_str(), s.n_heads, s.dim);
+                         s.name.c_str(), s.n_heads, s.dim);
   }
   if (s.n_heads % s.n_kv_heads != 0) {
     return Status::error(ErrorCode::kInvalidArgument, "--shape '%s': %d heads is not a multiple of %d kv heads",
-                         spec.c_str(), s.n_heads, s.n_kv_heads);
+                         s.name.c_str(), s.n_heads, s.n_kv_heads);
   }
-  return s;
+  return {};
 }
 
 // splitmix64's finalizer: a cheap, well-mixed 64-bit hash.
@@ -213,84 +238,115 @@ struct Init {
   }
 };
 
-struct TensorSpec {
-  std::string name;
-  std::vector<int64_t> shape;  // ne[0] first
-  Init init;
+// Each tensor the architecture lists, with the values its role calls for.
+class SynthTensors : public TensorList {
+ public:
+  SynthTensors(const ModelConfig& c, uint64_t seed) : c_(c), seed_(seed) {}
+
+  void add(const std::string& name, std::initializer_list<int64_t> ne, TensorRole role, Tensor*) override {
+    Init init{};
+    init.seed = mix64(seed_ ^ hash_name(name));
+    init.row_len = *ne.begin();
+    init.kind = Init::kGauss;
+    const auto fan_in = [](int64_t n) { return 1.0f / std::sqrt(static_cast<float>(n)); };
+    switch (role) {
+      case TensorRole::kEmbedding:
+        if (name != "token_embd.weight") {
+          init.scale = 0.1f;  // learned positions, token types: small beside the token's
+        } else if (c_.tied_output) {
+          // The embedding is also the output matrix, and the current token's
+          // own embedding in the residual stream adds ~|e|²/|h| to its own
+          // logit: with large embeddings (and heavy-tailed rows) the model
+          // just repeats tokens. Small embeddings keep that bonus under a nat;
+          // output_norm restores the logit scale (logit sd = kTiedLogitStd).
+          init.scale = kTiedEmbedStd * fan_in(c_.dim);
+          init.row_spread = kRowScaleSpread;
+        } else {
+          init.scale = 1.0f;  // unit-RMS input embeddings
+        }
+        break;
+      case TensorRole::kMatrix:
+      case TensorRole::kConv:
+        init.scale = fan_in(init.row_len);
+        break;
+      case TensorRole::kOutput: {
+        init.scale = kLogitStd / std::sqrt(static_cast<float>(c_.dim));
+        // Embedding and hidden state both have norm ~sqrt(dim).
+        init.bigram_source = std::make_shared<Init>(token_embd_);
+        init.bigram_rows = c_.n_vocab;
+        init.bigram_step = 7919;
+        while (std::gcd(init.bigram_step, static_cast<int64_t>(c_.n_vocab)) != 1) init.bigram_step += 2;
+        init.bigram_gain = kBigramLogit / static_cast<float>(c_.dim);
+        break;
+      }
+      case TensorRole::kNorm:
+        init.kind = Init::kNorm;
+        init.scale = 0.05f;
+        if (name == "output_norm.weight" && c_.tied_output) init.center = kTiedLogitStd / kTiedEmbedStd;
+        break;
+      case TensorRole::kBias:
+        init.scale = 0.1f;
+        break;
+      case TensorRole::kFactors:  // frequency divisors in [1.05, 1.95]
+        init.kind = Init::kNorm;
+        init.center = 1.5f;
+        init.scale = 0.3f;
+        break;
+    }
+    if (name == "token_embd.weight") token_embd_ = init;
+    specs.push_back({name, std::vector<int64_t>(ne), role, std::move(init)});
+  }
+  void part(Tensor*, const Tensor*, int64_t, int64_t) override {}
+
+  struct Spec {
+    std::string name;
+    std::vector<int64_t> shape;  // ne[0] first
+    TensorRole role;
+    Init init;
+  };
+  std::vector<Spec> specs;
+
+ private:
+  const ModelConfig& c_;
+  uint64_t seed_;
+  Init token_embd_{};
 };
 
-std::vector<TensorSpec> model_tensors(const Shape& s, bool qwen2, int64_t n_vocab, uint64_t seed) {
-  const int64_t dim = s.dim, head_dim = s.dim / s.n_heads;
-  const int64_t q_dim = s.n_heads * head_dim, kv_dim = s.n_kv_heads * head_dim;
-  std::vector<TensorSpec> out;
-  const auto add = [&](const std::string& name, std::vector<int64_t> shape, Init::Kind kind, float scale,
-                       float row_spread = 0, float center = 1) {
-    const int64_t row_len = shape[0];
-    Init init{};
-    init.kind = kind;
-    init.scale = scale;
-    init.seed = mix64(seed ^ hash_name(name));
-    init.row_len = row_len;
-    init.row_spread = row_spread;
-    init.center = center;
-    out.push_back({name, std::move(shape), std::move(init)});
-  };
-  const auto fan_in = [](int64_t n) { return 1.0f / std::sqrt(static_cast<float>(n)); };
-  const float out_scale = kLogitStd / std::sqrt(static_cast<float>(dim));
-  if (s.tied) {
-    // The embedding is also the output matrix, and the current token's own
-    // embedding in the residual stream adds ~|e|²/|h| to its own logit: with
-    // large embeddings (and heavy-tailed rows) the model just repeats tokens.
-    // Small embeddings keep that bonus under a nat; output_norm restores the
-    // logit scale (logit sd = kTiedLogitStd).
-    add("token_embd.weight", {dim, n_vocab}, Init::kGauss, kTiedEmbedStd * fan_in(dim), kRowScaleSpread);
-  } else {
-    add("token_embd.weight", {dim, n_vocab}, Init::kGauss, 1.0f);  // unit-RMS input embeddings
-  }
-  for (int l = 0; l < s.n_layers; ++l) {
-    const std::string p = "blk." + std::to_string(l) + ".";
-    add(p + "attn_norm.weight", {dim}, Init::kNorm, 0.05f);
-    add(p + "attn_q.weight", {dim, q_dim}, Init::kGauss, fan_in(dim));
-    add(p + "attn_k.weight", {dim, kv_dim}, Init::kGauss, fan_in(dim));
-    add(p + "attn_v.weight", {dim, kv_dim}, Init::kGauss, fan_in(dim));
-    if (qwen2) {
-      add(p + "attn_q.bias", {q_dim}, Init::kGauss, 0.1f);
-      add(p + "attn_k.bias", {kv_dim}, Init::kGauss, 0.1f);
-      add(p + "attn_v.bias", {kv_dim}, Init::kGauss, 0.1f);
-    }
-    add(p + "attn_output.weight", {q_dim, dim}, Init::kGauss, fan_in(q_dim));
-    add(p + "ffn_norm.weight", {dim}, Init::kNorm, 0.05f);
-    add(p + "ffn_gate.weight", {dim, s.ffn}, Init::kGauss, fan_in(dim));
-    add(p + "ffn_up.weight", {dim, s.ffn}, Init::kGauss, fan_in(dim));
-    add(p + "ffn_down.weight", {s.ffn, dim}, Init::kGauss, fan_in(s.ffn));
-  }
-  add("output_norm.weight", {dim}, Init::kNorm, 0.05f, 0, s.tied ? kTiedLogitStd / kTiedEmbedStd : 1.0f);
-  if (!s.tied) {
-    add("output.weight", {dim, n_vocab}, Init::kGauss, out_scale);
-    // Embedding and hidden state both have norm ~sqrt(dim).
-    Init& o = out.back().init;
-    o.bigram_source = std::make_shared<Init>(out.front().init);
-    o.bigram_rows = n_vocab;
-    o.bigram_step = 7919;
-    while (std::gcd(o.bigram_step, n_vocab) != 1) o.bigram_step += 2;
-    o.bigram_gain = kBigramLogit / static_cast<float>(dim);
-  }
-  return out;
+// The config of a synthetic model: the shape, then the architecture's own
+// defaults.
+ModelConfig synth_config(const Shape& s, const Architecture* arch, int64_t n_vocab) {
+  ModelConfig c;
+  c.arch = arch;
+  c.arch_name = arch->name;
+  c.name = "synth-" + s.name;
+  c.n_vocab = static_cast<int>(n_vocab);
+  c.dim = s.dim;
+  c.n_layers = s.n_layers;
+  c.n_heads = s.n_heads;
+  c.n_kv_heads = s.n_kv_heads;
+  c.head_dim = s.head_dim > 0 ? s.head_dim : s.dim / s.n_heads;
+  c.ffn_dim = s.ffn;
+  c.n_ctx_train = s.ctx;
+  c.rope_dims = c.head_dim;
+  c.rope_freq_base = s.rope_base;
+  c.tied_output = s.tied;
+  c.layers.assign(s.n_layers, LayerConfig{true, s.n_kv_heads, 0, true});
+  arch->synth_defaults(&c);
+  return c;
 }
 
 Status run(int argc, char** argv) {
   Args args(argc, argv, {"--pure"});
   WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known(
-      {"--shape", "--type", "--vocab", "-o", "--output", "--arch", "--seed", "--ctx", "--pure", "-t", "--threads",
-       "--chat-template"}));
+  WLLM_RETURN_IF_ERROR(args.check_known({"--shape", "--type", "--vocab", "-o", "--output", "--arch", "--head-dim", "--sliding-window",
+                                         "--seed", "--ctx", "--pure", "-t", "--threads", "--chat-template"}));
   const std::string shape_spec = args.get_string({"--shape"});
   const std::string type_name = args.get_string({"--type"});
   const std::string vocab_path = args.get_string({"--vocab"});
   const std::string out_path = args.get_string({"-o", "--output"});
   if (shape_spec.empty() || type_name.empty() || vocab_path.empty() || out_path.empty() ||
       !args.positionals().empty()) {
-    std::fprintf(stderr, kUsage, quant_scheme_names().c_str());
+    std::fprintf(stderr, kUsage, shape_names().c_str(), architecture_names().c_str(), quant_scheme_names().c_str());
     return Status::error(ErrorCode::kInvalidArgument, "synth needs --shape, --type, --vocab and -o (and nothing else)");
   }
   WLLM_ASSIGN_OR_RETURN(Shape shape, parse_shape(shape_spec));
@@ -299,11 +355,16 @@ Status run(int argc, char** argv) {
     return Status::error(ErrorCode::kInvalidArgument, "unknown --type '%s' (known: %s)", type_name.c_str(),
                          quant_scheme_names().c_str());
   }
-  const std::string arch = args.get_string({"--arch"}, "llama");
-  if (arch != "llama" && arch != "qwen2") {
-    return Status::error(ErrorCode::kInvalidArgument, "--arch must be llama or qwen2, got '%s'", arch.c_str());
+  const std::string arch_name = args.get_string({"--arch"}, shape.arch);
+  const Architecture* arch = find_architecture(arch_name);
+  if (!arch) {
+    return Status::error(ErrorCode::kInvalidArgument, "--arch '%s' is not one of %s", arch_name.c_str(),
+                         architecture_names().c_str());
   }
-  const bool qwen2 = arch == "qwen2";
+  WLLM_ASSIGN_OR_RETURN(const int64_t head_dim, args.get_int({"--head-dim"}, shape.head_dim));
+  if (head_dim < 0 || head_dim > 65536) return Status::error(ErrorCode::kInvalidArgument, "--head-dim must be 1 to 65536");
+  shape.head_dim = static_cast<int>(head_dim);
+  WLLM_RETURN_IF_ERROR(check_shape(shape));
   WLLM_ASSIGN_OR_RETURN(const int64_t seed, args.get_int({"--seed"}, 1));
   WLLM_ASSIGN_OR_RETURN(const int64_t ctx, args.get_int({"--ctx"}, shape.ctx));
   if (ctx < 1 || ctx > (1 << 24)) return Status::error(ErrorCode::kInvalidArgument, "--ctx must be 1 to 2^24");
@@ -321,23 +382,16 @@ Status run(int argc, char** argv) {
   }
 
   GgufWriter w;
-  const std::string& a = arch;
-  const int head_dim = shape.dim / shape.n_heads;
-  WLLM_RETURN_IF_ERROR(w.set_string("general.architecture", a));
-  WLLM_RETURN_IF_ERROR(w.set_string("general.name", "synth-" + shape.name));
+  ModelConfig config = synth_config(shape, arch, n_vocab);
+  // The window of sliding-window layers (architectures that have them).
+  WLLM_ASSIGN_OR_RETURN(const int64_t window, args.get_int({"--sliding-window"}, config.sliding_window));
+  if (window < 0 || window > (1 << 24)) return Status::error(ErrorCode::kInvalidArgument, "--sliding-window must be 0 to 2^24");
+  config.sliding_window = static_cast<int>(window);
+  WLLM_RETURN_IF_ERROR(write_config(&config, &w));
+  WLLM_RETURN_IF_ERROR(w.set_string("general.name", config.name));
   WLLM_RETURN_IF_ERROR(w.set_u32("general.file_type", scheme->ftype));
   WLLM_RETURN_IF_ERROR(w.set_u32("general.alignment", 32));
   if (type_traits(scheme->base).block_size > 1) WLLM_RETURN_IF_ERROR(w.set_u32("general.quantization_version", 2));
-  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".context_length", static_cast<uint32_t>(shape.ctx)));
-  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".embedding_length", static_cast<uint32_t>(shape.dim)));
-  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".block_count", static_cast<uint32_t>(shape.n_layers)));
-  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".feed_forward_length", static_cast<uint32_t>(shape.ffn)));
-  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".attention.head_count", static_cast<uint32_t>(shape.n_heads)));
-  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".attention.head_count_kv", static_cast<uint32_t>(shape.n_kv_heads)));
-  WLLM_RETURN_IF_ERROR(w.set_f32(a + ".attention.layer_norm_rms_epsilon", qwen2 ? 1e-6f : 1e-5f));
-  WLLM_RETURN_IF_ERROR(w.set_f32(a + ".rope.freq_base", shape.rope_base));
-  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".rope.dimension_count", static_cast<uint32_t>(head_dim)));
-  WLLM_RETURN_IF_ERROR(w.set_u32(a + ".vocab_size", static_cast<uint32_t>(n_vocab)));
   for (const GgufKV& kv : vocab.kvs()) {
     if (kv.key.starts_with("tokenizer.")) WLLM_RETURN_IF_ERROR(w.copy_kv(kv));
   }
@@ -347,14 +401,19 @@ Status run(int argc, char** argv) {
     WLLM_RETURN_IF_ERROR(w.set_string("tokenizer.chat_template", chat_template));
   }
 
-  const std::vector<TensorSpec> specs = model_tensors(shape, qwen2, n_vocab, static_cast<uint64_t>(seed));
+  SynthTensors list(config, static_cast<uint64_t>(seed));
+  ModelWeights unused;
+  unused.layers.resize(config.n_layers);
+  arch->tensors(list, config, &unused);
   std::vector<std::string> names;
-  for (const TensorSpec& t : specs) names.push_back(t.name);
+  for (const SynthTensors::Spec& t : list.specs) names.push_back(t.name);
   QuantPlanner planner(*scheme, args.has("--pure"), names);
   ThreadPool pool(static_cast<int>(threads));
   int n_fallback = 0;
-  for (const TensorSpec& t : specs) {
-    const TensorChoice c = planner.choose(t.name, static_cast<int>(t.shape.size()), t.shape[0]);
+  for (const SynthTensors::Spec& t : list.specs) {
+    // Gains, biases and taps are read as floats: they stay f32.
+    const bool floats = t.role != TensorRole::kMatrix && t.role != TensorRole::kOutput && t.role != TensorRole::kEmbedding;
+    const TensorChoice c = planner.choose(t.name, floats ? 1 : static_cast<int>(t.shape.size()), t.shape[0]);
     const TypeTraits& to = type_traits(c.type);
     WLLM_RETURN_IF_ERROR(check_kernels(to, true, false));
     if (c.fell_back()) {
@@ -374,11 +433,12 @@ Status run(int argc, char** argv) {
 
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr,
-               "synth %s (%s, dim %d, %d layers, %d/%d heads, ffn %d, ctx %d, vocab %lld%s) as %s%s: %s in %.1f s, "
-               "%d fallback tensors\n",
-               out_path.c_str(), arch.c_str(), shape.dim, shape.n_layers, shape.n_heads, shape.n_kv_heads, shape.ffn,
-               shape.ctx, static_cast<long long>(n_vocab), shape.tied ? ", tied" : "", scheme->name,
-               args.has("--pure") ? " (pure)" : "", format_bytes(w.file_size()).c_str(), secs, n_fallback);
+               "synth %s (%s, dim %d, %d layers, %d/%d heads of %d, ffn %d, ctx %d, vocab %lld%s) as %s%s: %s in "
+               "%.1f s, %d fallback tensors\n",
+               out_path.c_str(), config.arch_name.c_str(), config.dim, config.n_layers, config.n_heads,
+               config.n_kv_heads, config.head_dim, config.ffn_dim, config.n_ctx_train, static_cast<long long>(n_vocab),
+               config.tied_output ? ", tied" : "", scheme->name, args.has("--pure") ? " (pure)" : "",
+               format_bytes(w.file_size()).c_str(), secs, n_fallback);
   return {};
 }
 

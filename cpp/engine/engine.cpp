@@ -68,7 +68,7 @@ Status Engine::begin_load(std::span<const uint8_t> prefix, uint64_t file_size, c
 Status Engine::finish_load() {
   if (!file_ || !arena_) return Status::error(ErrorCode::kInvalidArgument, "finish_load() called before begin_load()");
   WLLM_ASSIGN_OR_RETURN(ModelWeights weights, bind_weights(*file_, config_, arena_.get()));
-  repacked_tensors_ = repack_weights(&weights, arena_.get());
+  repacked_tensors_ = repack_weights(config_, &weights, arena_.get());
   weights_ = std::make_unique<ModelWeights>(std::move(weights));
   model_ = std::make_unique<Transformer>(config_, *weights_, n_ctx_, *pool_);
   return {};

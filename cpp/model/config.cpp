@@ -1,20 +1,194 @@
 #include "model/config.h"
 
-#include <string_view>
+#include <algorithm>
+#include <cmath>
+
+#include "gguf/gguf_writer.h"
+#include "model/architecture.h"
 
 namespace wllm {
+
+float ModelConfig::query_scale() const {
+  return attn_scale > 0.0f ? attn_scale : 1.0f / std::sqrt(static_cast<float>(head_dim));
+}
+
+ConfigKeys ConfigKeys::reader(const GgufFile& file, std::string arch) { return ConfigKeys(&file, nullptr, std::move(arch)); }
+ConfigKeys ConfigKeys::writer(GgufWriter* out, std::string arch) { return ConfigKeys(nullptr, out, std::move(arch)); }
+
+std::string ConfigKeys::key(std::string_view suffix) const { return arch_ + "." + std::string(suffix); }
+
+Status ConfigKeys::count(std::string_view suffix, int* value, int64_t lo, int64_t hi, bool required) {
+  const std::string k = key(suffix);
+  if (!reading()) {
+    if (!required && *value == 0) return {};
+    return out_->set_u32(k, static_cast<uint32_t>(*value));
+  }
+  if (!file_->find(k)) {
+    if (!required) return {};
+    return Status::error(ErrorCode::kBadFile, "metadata key '%s' is missing", k.c_str());
+  }
+  WLLM_ASSIGN_OR_RETURN(const int64_t v, file_->get_int(k));
+  if (v < lo || v > hi) {
+    return Status::error(ErrorCode::kBadFile, "metadata '%s': %lld is out of range (%lld to %lld)", k.c_str(),
+                         static_cast<long long>(v), static_cast<long long>(lo), static_cast<long long>(hi));
+  }
+  *value = static_cast<int>(v);
+  return {};
+}
+
+Status ConfigKeys::number(std::string_view suffix, float* value, float lo, float hi, bool required) {
+  const std::string k = key(suffix);
+  if (!reading()) {
+    if (!required && *value == 0.0f) return {};
+    return out_->set_f32(k, *value);
+  }
+  if (!file_->find(k)) {
+    if (!required) return {};
+    return Status::error(ErrorCode::kBadFile, "metadata key '%s' is missing", k.c_str());
+  }
+  WLLM_ASSIGN_OR_RETURN(const float v, file_->get_float(k));
+  if (!(v > lo && v < hi)) {
+    return Status::error(ErrorCode::kBadFile, "metadata '%s': %g is out of range (%g to %g)", k.c_str(), v, lo, hi);
+  }
+  *value = v;
+  return {};
+}
+
+bool ConfigKeys::is_array(std::string_view suffix) const {
+  const GgufKV* kv = reading() ? file_->find(key(suffix)) : nullptr;
+  return kv && kv->value.type == GgufType::kArray;
+}
+
+Status ConfigKeys::per_layer(std::string_view suffix, int n_layers, std::vector<int>* values, int64_t lo, int64_t hi) {
+  const std::string k = key(suffix);
+  if (!reading()) {
+    if (std::all_of(values->begin(), values->end(), [&](int v) { return v == values->front(); })) {
+      return out_->set_u32(k, static_cast<uint32_t>(values->front()));
+    }
+    std::vector<int32_t> v(values->begin(), values->end());
+    return out_->set_array_i32(k, v);
+  }
+  const GgufKV* kv = file_->find(k);
+  if (!kv) return Status::error(ErrorCode::kBadFile, "metadata key '%s' is missing", k.c_str());
+  values->assign(n_layers, 0);
+  if (kv->value.type == GgufType::kArray) {
+    const GgufArray& a = kv->value.array;
+    if (a.size() != static_cast<uint64_t>(n_layers)) {
+      return Status::error(ErrorCode::kBadFile, "metadata '%s' has %llu values for %d layers", k.c_str(),
+                           static_cast<unsigned long long>(a.size()), n_layers);
+    }
+    for (int l = 0; l < n_layers; ++l) {
+      const int64_t v = a.int_at(l);
+      if (v < lo || v > hi) {
+        return Status::error(ErrorCode::kBadFile, "metadata '%s'[%d]: %lld is out of range (%lld to %lld)", k.c_str(),
+                             l, static_cast<long long>(v), static_cast<long long>(lo), static_cast<long long>(hi));
+      }
+      (*values)[l] = static_cast<int>(v);
+    }
+    return {};
+  }
+  int v = 0;
+  WLLM_RETURN_IF_ERROR(count(suffix, &v, lo, hi, true));
+  values->assign(n_layers, v);
+  return {};
+}
+
 namespace {
 
-// Reads "<arch>.<suffix>" as a positive int no larger than `max`.
-Status read_count(const GgufFile& f, const std::string& arch, const char* suffix, int64_t max, int* out) {
-  const std::string key = arch + "." + suffix;
-  WLLM_ASSIGN_OR_RETURN(const uint64_t v, f.get_uint(key));
-  if (v == 0 || v > static_cast<uint64_t>(max)) {
-    return Status::error(ErrorCode::kBadFile, "metadata '%s': %llu is out of range (1 to %lld)", key.c_str(),
-                         static_cast<unsigned long long>(v), static_cast<long long>(max));
+constexpr int64_t kMaxWidth = 1 << 16, kMaxLayers = 1024, kMaxCtx = 1 << 24, kMaxFfn = 1 << 20;
+
+// The keys every architecture has, read or written.
+Status common_keys(ConfigKeys& k, ModelConfig* c) {
+  WLLM_RETURN_IF_ERROR(k.count("embedding_length", &c->dim, 1, kMaxWidth, true));
+  WLLM_RETURN_IF_ERROR(k.count("block_count", &c->n_layers, 1, kMaxLayers, true));
+  WLLM_RETURN_IF_ERROR(k.count("feed_forward_length", &c->ffn_dim, 1, kMaxFfn, true));
+  WLLM_RETURN_IF_ERROR(k.count("attention.head_count", &c->n_heads, 1, kMaxWidth, true));
+  WLLM_RETURN_IF_ERROR(k.count("context_length", &c->n_ctx_train, 1, kMaxCtx, true));
+  // Key-value heads per layer (lfm2 gives 0 for its convolution layers);
+  // absent: as many as query heads.
+  std::vector<int> kv_heads;
+  if (!k.reading()) {
+    for (const LayerConfig& layer : c->layers) kv_heads.push_back(layer.attention ? layer.n_kv_heads : 0);
   }
-  *out = static_cast<int>(v);
+  if (k.reading() && !k.file()->find(c->arch_name + ".attention.head_count_kv")) {
+    kv_heads.assign(c->n_layers, c->n_heads);
+  } else {
+    WLLM_RETURN_IF_ERROR(k.per_layer("attention.head_count_kv", c->n_layers, &kv_heads, 0, kMaxWidth));
+  }
+  c->layers.resize(c->n_layers);
+  c->n_kv_heads = 0;
+  for (int l = 0; l < c->n_layers; ++l) {
+    c->layers[l].n_kv_heads = kv_heads[l];
+    c->layers[l].attention = kv_heads[l] > 0;
+    if (kv_heads[l] > 0 && c->n_heads % kv_heads[l] != 0) {
+      return Status::error(ErrorCode::kBadFile, "metadata: %d attention heads is not a multiple of %d key-value heads",
+                           c->n_heads, kv_heads[l]);
+    }
+    c->n_kv_heads = std::max(c->n_kv_heads, kv_heads[l]);
+  }
+  if (c->n_kv_heads == 0) return Status::error(ErrorCode::kBadFile, "metadata: no layer has attention heads");
+
+  // The head width: attention.key_length, else dim / heads. Written only
+  // where it is not dim / heads, as converters do.
+  const bool head_dim_given = k.reading() ? k.file()->find(c->arch_name + ".attention.key_length") != nullptr
+                                          : c->head_dim * c->n_heads != c->dim;
+  if (k.reading()) c->head_dim = c->dim / c->n_heads;
+  if (head_dim_given) {
+    WLLM_RETURN_IF_ERROR(k.count("attention.key_length", &c->head_dim, 1, kMaxWidth, true));
+  } else if (c->dim % c->n_heads != 0) {
+    return Status::error(ErrorCode::kBadFile, "metadata: embedding width %d is not a multiple of %d heads", c->dim,
+                         c->n_heads);
+  }
+  // The value width must equal the key width here; llama.cpp takes it as
+  // dim / heads unless the file says otherwise, so it is written with it.
+  if (k.reading() || head_dim_given) {
+    int value_dim = c->head_dim;
+    WLLM_RETURN_IF_ERROR(k.count("attention.value_length", &value_dim, 1, kMaxWidth));
+    if (value_dim != c->head_dim) {
+      return Status::error(ErrorCode::kUnsupported, "metadata: value width %d differs from key width %d", value_dim,
+                           c->head_dim);
+    }
+  }
+  if (c->head_dim % 2 != 0) return Status::error(ErrorCode::kBadFile, "metadata: head width %d is odd", c->head_dim);
+
+  WLLM_RETURN_IF_ERROR(k.number("attention.layer_norm_rms_epsilon", &c->norm_eps, 0.0f, 1.0f));
+  if (k.reading()) c->rope_dims = c->head_dim;
+  WLLM_RETURN_IF_ERROR(k.count("rope.dimension_count", &c->rope_dims, 2, c->head_dim));
+  if (c->rope_dims % 2 != 0) {
+    return Status::error(ErrorCode::kBadFile, "metadata: rope dimension count %d must be even", c->rope_dims);
+  }
+  WLLM_RETURN_IF_ERROR(k.number("rope.freq_base", &c->rope_freq_base, 1.0f, 1e12f));
   return {};
+}
+
+// Rope scaling: "none" and "linear" (which divides positions) are supported.
+Status read_rope_scaling(const GgufFile& f, const std::string& a, ModelConfig* c) {
+  WLLM_ASSIGN_OR_RETURN(const std::string_view scaling, f.get_string_or(a + ".rope.scaling.type", "none"));
+  const char* factor_key = nullptr;
+  if (scaling == "linear") {
+    factor_key = ".rope.scaling.factor";
+  } else if (scaling != "none") {
+    return Status::error(ErrorCode::kUnsupported, "rope scaling '%.*s' is not supported (supported: none, linear)",
+                         static_cast<int>(scaling.size()), scaling.data());
+  } else if (f.find(a + ".rope.scale_linear")) {  // older converters
+    factor_key = ".rope.scale_linear";
+  }
+  if (!factor_key) return {};
+  WLLM_ASSIGN_OR_RETURN(const float factor, f.get_float(a + factor_key));
+  if (!(factor >= 1.0f && factor < 1e6f)) {
+    return Status::error(ErrorCode::kBadFile, "metadata '%s%s': rope scaling factor %g is out of range", a.c_str(),
+                         factor_key, factor);
+  }
+  c->rope_freq_scale = 1.0f / factor;
+  return {};
+}
+
+// The tensor layouts the file uses, where an architecture allows several.
+void detect_layouts(const GgufFile& f, ModelConfig* c) {
+  c->tied_output = f.find_tensor("output.weight") == nullptr;
+  c->fused_qkv = f.find_tensor("blk.0.attn_qkv.weight") != nullptr;
+  c->qkv_bias = f.find_tensor("blk.0.attn_q.bias") != nullptr || f.find_tensor("blk.0.attn_qkv.bias") != nullptr;
+  c->rope_factors = f.find_tensor("rope_freqs.weight") != nullptr;
 }
 
 }  // namespace
@@ -23,83 +197,19 @@ Result<ModelConfig> load_config(const GgufFile& f) {
   ModelConfig c;
   WLLM_ASSIGN_OR_RETURN(const std::string_view arch, f.get_string("general.architecture"));
   c.arch_name = std::string(arch);
-  if (arch == "llama") {
-    c.arch = Architecture::kLlama;
-  } else if (arch == "qwen2") {
-    c.arch = Architecture::kQwen2;
-    c.rope_neox = true;
-  } else {
-    return Status::error(ErrorCode::kUnsupported, "architecture '%s' is not supported (supported: llama, qwen2)",
-                         c.arch_name.c_str());
+  c.arch = find_architecture(arch);
+  if (!c.arch) {
+    return Status::error(ErrorCode::kUnsupported, "architecture '%s' is not supported (supported: %s)",
+                         c.arch_name.c_str(), architecture_names().c_str());
   }
   WLLM_ASSIGN_OR_RETURN(const std::string_view name, f.get_string_or("general.name", ""));
   c.name = std::string(name);
-  const std::string& a = c.arch_name;
 
-  constexpr int64_t kMaxWidth = 1 << 16, kMaxLayers = 1024, kMaxCtx = 1 << 24;
-  WLLM_RETURN_IF_ERROR(read_count(f, a, "embedding_length", kMaxWidth, &c.dim));
-  WLLM_RETURN_IF_ERROR(read_count(f, a, "block_count", kMaxLayers, &c.n_layers));
-  WLLM_RETURN_IF_ERROR(read_count(f, a, "feed_forward_length", 1 << 20, &c.ffn_dim));
-  WLLM_RETURN_IF_ERROR(read_count(f, a, "attention.head_count", kMaxWidth, &c.n_heads));
-  WLLM_RETURN_IF_ERROR(read_count(f, a, "context_length", kMaxCtx, &c.n_ctx_train));
-  c.n_kv_heads = c.n_heads;
-  if (f.find(a + ".attention.head_count_kv")) {
-    WLLM_RETURN_IF_ERROR(read_count(f, a, "attention.head_count_kv", kMaxWidth, &c.n_kv_heads));
-  }
-  if (c.n_heads % c.n_kv_heads != 0) {
-    return Status::error(ErrorCode::kBadFile, "metadata: %d attention heads is not a multiple of %d key-value heads",
-                         c.n_heads, c.n_kv_heads);
-  }
-  c.head_dim = c.dim / c.n_heads;
-  if (f.find(a + ".attention.key_length")) {
-    WLLM_RETURN_IF_ERROR(read_count(f, a, "attention.key_length", kMaxWidth, &c.head_dim));
-  } else if (c.dim % c.n_heads != 0) {
-    return Status::error(ErrorCode::kBadFile, "metadata: embedding width %d is not a multiple of %d heads", c.dim,
-                         c.n_heads);
-  }
-  if (f.find(a + ".attention.value_length")) {
-    int value_dim = 0;
-    WLLM_RETURN_IF_ERROR(read_count(f, a, "attention.value_length", kMaxWidth, &value_dim));
-    if (value_dim != c.head_dim) {
-      return Status::error(ErrorCode::kUnsupported, "metadata: value width %d differs from key width %d", value_dim,
-                           c.head_dim);
-    }
-  }
-  if (c.head_dim % 2 != 0) return Status::error(ErrorCode::kBadFile, "metadata: head width %d is odd", c.head_dim);
-
-  WLLM_ASSIGN_OR_RETURN(c.rms_eps, f.get_float_or(a + ".attention.layer_norm_rms_epsilon", 1e-5f));
-  if (!(c.rms_eps > 0.0f && c.rms_eps < 1.0f)) {
-    return Status::error(ErrorCode::kBadFile, "metadata: rms epsilon %g is out of range", c.rms_eps);
-  }
-  uint64_t rope_dims = 0;
-  WLLM_ASSIGN_OR_RETURN(rope_dims, f.get_uint_or(a + ".rope.dimension_count", static_cast<uint64_t>(c.head_dim)));
-  if (rope_dims == 0 || rope_dims > static_cast<uint64_t>(c.head_dim) || rope_dims % 2 != 0) {
-    return Status::error(ErrorCode::kBadFile, "metadata: rope dimension count %llu must be even and at most the head width %d",
-                         static_cast<unsigned long long>(rope_dims), c.head_dim);
-  }
-  c.rope_dims = static_cast<int>(rope_dims);
-  WLLM_ASSIGN_OR_RETURN(c.rope_freq_base, f.get_float_or(a + ".rope.freq_base", 10000.0f));
-  if (!(c.rope_freq_base > 1.0f && c.rope_freq_base < 1e12f)) {
-    return Status::error(ErrorCode::kBadFile, "metadata: rope frequency base %g is out of range", c.rope_freq_base);
-  }
-  // Rope scaling: "none" and "linear" are supported (linear divides positions).
-  WLLM_ASSIGN_OR_RETURN(const std::string_view scaling, f.get_string_or(a + ".rope.scaling.type", "none"));
-  if (scaling == "linear") {
-    WLLM_ASSIGN_OR_RETURN(const float factor, f.get_float(a + ".rope.scaling.factor"));
-    if (!(factor >= 1.0f && factor < 1e6f)) {
-      return Status::error(ErrorCode::kBadFile, "metadata: rope scaling factor %g is out of range", factor);
-    }
-    c.rope_freq_scale = 1.0f / factor;
-  } else if (scaling != "none") {
-    return Status::error(ErrorCode::kUnsupported, "rope scaling '%.*s' is not supported (supported: none, linear)",
-                         static_cast<int>(scaling.size()), scaling.data());
-  } else if (f.find(a + ".rope.scale_linear")) {  // older converters
-    WLLM_ASSIGN_OR_RETURN(const float factor, f.get_float(a + ".rope.scale_linear"));
-    if (!(factor >= 1.0f && factor < 1e6f)) {
-      return Status::error(ErrorCode::kBadFile, "metadata: rope linear scale %g is out of range", factor);
-    }
-    c.rope_freq_scale = 1.0f / factor;
-  }
+  detect_layouts(f, &c);
+  ConfigKeys keys = ConfigKeys::reader(f, c.arch_name);
+  WLLM_RETURN_IF_ERROR(common_keys(keys, &c));
+  WLLM_RETURN_IF_ERROR(read_rope_scaling(f, c.arch_name, &c));
+  WLLM_RETURN_IF_ERROR(c.arch->config(keys, &c));
 
   // The vocabulary size comes from the token list (checked again against the
   // embedding matrix when the weights are bound).
@@ -110,6 +220,24 @@ Result<ModelConfig> load_config(const GgufFile& f) {
   }
   c.n_vocab = static_cast<int>(tokens->size());
   return c;
+}
+
+Status require_attention_layers(const ModelConfig& c) {
+  for (int l = 0; l < c.n_layers; ++l) {
+    if (!c.layers[l].attention) {
+      return Status::error(ErrorCode::kBadFile, "metadata: layer %d has no attention heads (a %s model has attention in "
+                           "every layer)", l, c.arch_name.c_str());
+    }
+  }
+  return {};
+}
+
+Status write_config(ModelConfig* c, GgufWriter* out) {
+  WLLM_RETURN_IF_ERROR(out->set_string("general.architecture", c->arch_name));
+  ConfigKeys keys = ConfigKeys::writer(out, c->arch_name);
+  WLLM_RETURN_IF_ERROR(common_keys(keys, c));
+  WLLM_RETURN_IF_ERROR(c->arch->config(keys, c));
+  return out->set_u32(c->arch_name + ".vocab_size", static_cast<uint32_t>(c->n_vocab));
 }
 
 }  // namespace wllm

@@ -1,40 +1,127 @@
-// Hyperparameters of a Llama-family model, read from GGUF metadata.
+// Hyperparameters of a model, read from GGUF metadata: the keys every
+// architecture shares (config.cpp) and each architecture's own (listed in its
+// file under architectures/, through the same ConfigKeys list that reads a
+// file and writes one for `synth`).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/status.h"
 #include "gguf/gguf.h"
 
 namespace wllm {
 
-enum class Architecture { kLlama, kQwen2 };
+class GgufWriter;
+struct Architecture;
+
+// What one layer is: attention (global or over a sliding window), or a
+// short convolution (lfm2), and whether its queries and keys rotate.
+struct LayerConfig {
+  bool attention = true;  // false: a short-convolution layer
+  int n_kv_heads = 0;     // attention layers: key-value heads
+  int window = 0;         // > 0: attends to the last `window` positions only
+  bool rope = true;       // false: no rotary position embedding (smollm3)
+};
 
 struct ModelConfig {
-  Architecture arch = Architecture::kLlama;
-  std::string arch_name;     // "llama", "qwen2"
+  const Architecture* arch = nullptr;
+  std::string arch_name;     // general.architecture
   std::string name;          // general.name, if any
   int n_vocab = 0;
   int dim = 0;               // embedding width
   int n_layers = 0;
   int n_heads = 0;
-  int n_kv_heads = 0;        // < n_heads: grouped-query attention
+  int n_kv_heads = 0;        // < n_heads: grouped-query attention (the most any layer has)
   int head_dim = 0;          // per-head width of q, k and v
-  int ffn_dim = 0;           // SwiGLU hidden width
+  int ffn_dim = 0;           // feed-forward hidden width
   int n_ctx_train = 0;       // context length the model was trained with
-  float rms_eps = 1e-5f;
+  float norm_eps = 1e-5f;    // RMSNorm (or LayerNorm) epsilon
+
+  // Rotary position embedding of the global layers; local (sliding-window)
+  // layers may rotate with their own base.
   int rope_dims = 0;         // leading dims of each head that rotate
   float rope_freq_base = 10000.0f;
-  float rope_freq_scale = 1.0f;  // 1 / linear scaling factor
-  bool rope_neox = false;        // qwen2: rotate (i, i + n/2)
+  float rope_freq_scale = 1.0f;       // 1 / linear scaling factor
+  float rope_freq_base_local = 0.0f;  // > 0: local layers rotate with this base and
+  float rope_freq_scale_local = 1.0f; //   this scale (and no frequency divisors)
+  bool rope_neox = false;             // rotate (i, i + n/2), not (2i, 2i + 1)
+
+  // Scales and caps (0 or 1 where unused).
+  float attn_scale = 0.0f;       // query scale; 0: 1/sqrt(head_dim)
+  float attn_softcap = 0.0f;     // > 0: scores = cap·tanh(scores/cap) (gemma2)
+  float logit_softcap = 0.0f;    // > 0: the same on the output logits
+  float embed_scale = 1.0f;      // the token embedding is multiplied by this
+  float residual_scale = 1.0f;   // each block's output is scaled before the residual add (granite)
+  float logit_scale = 1.0f;      // the logits are divided by this (granite)
+
+  // Sliding-window attention: the window and how layers alternate.
+  int sliding_window = 0;        // positions a local layer sees; 0: none
+  int sliding_window_pattern = 0;  // every n-th layer is global, the others local
+  int shortconv_l_cache = 0;     // lfm2: taps of the short convolution
+
+  // What the file holds, found by looking for the tensors (as llama.cpp's
+  // loader does): these choose among the tensor layouts an architecture allows.
+  bool tied_output = false;  // no output.weight: token_embd is the output matrix
+  bool fused_qkv = false;    // attn_qkv holds Wq, Wk and Wv as one matrix
+  bool qkv_bias = false;     // the q, k and v projections have biases
+  bool rope_factors = false; // rope_freqs.weight: per-frequency divisors
+
+  std::vector<LayerConfig> layers;  // one per layer, filled by the architecture
 
   int q_dim() const { return n_heads * head_dim; }
   int kv_dim() const { return n_kv_heads * head_dim; }
+  int layer_kv_dim(int l) const { return layers[l].n_kv_heads * head_dim; }
+  float query_scale() const;  // attn_scale, or 1/sqrt(head_dim)
+};
+
+// The metadata keys of an architecture, "<arch>.<suffix>", each bound to its
+// field: reading fills the config from a file (checking ranges), writing puts
+// the fields into a GgufWriter (`synth`). One list serves both, so a key
+// cannot be read under one name and written under another.
+class ConfigKeys {
+ public:
+  static ConfigKeys reader(const GgufFile& file, std::string arch);
+  static ConfigKeys writer(GgufWriter* out, std::string arch);
+
+  bool reading() const { return file_ != nullptr; }
+
+  // An integer key in [lo, hi]. Optional: absent leaves *value as it is
+  // (its default), and writing skips it when *value is 0.
+  Status count(std::string_view suffix, int* value, int64_t lo, int64_t hi, bool required = false);
+  // A float key in (lo, hi); optional ones are written when *value is not 0.
+  Status number(std::string_view suffix, float* value, float lo, float hi, bool required = false);
+  // Whether the file holds the key as an array (writing: false).
+  bool is_array(std::string_view suffix) const;
+  // A per-layer integer array (or one integer for every layer).
+  Status per_layer(std::string_view suffix, int n_layers, std::vector<int>* values, int64_t lo, int64_t hi);
+
+  const GgufFile* file() const { return file_; }
+
+ private:
+  ConfigKeys(const GgufFile* file, GgufWriter* out, std::string arch) : file_(file), out_(out), arch_(std::move(arch)) {}
+  std::string key(std::string_view suffix) const;
+
+  const GgufFile* file_ = nullptr;
+  GgufWriter* out_ = nullptr;
+  std::string arch_;
 };
 
 // Reads and checks the hyperparameters; a missing key or an inconsistent
-// value (heads not dividing the width, ...) is an error naming it.
+// value (heads not dividing the width, ...) is an error naming it, and an
+// unknown architecture is an error listing the supported ones.
 Result<ModelConfig> load_config(const GgufFile& file);
+
+// An error unless every layer has attention (for architectures without
+// other kinds of layer).
+Status require_attention_layers(const ModelConfig& config);
+
+// Writes the config's metadata (general.architecture and the model's keys,
+// not the tokenizer): what `synth` puts in a file for load_config to read.
+// Also derives what the architecture derives from its keys (the layers),
+// as load_config does, so *config is then what a reader of the file gets.
+Status write_config(ModelConfig* config, GgufWriter* out);
 
 }  // namespace wllm

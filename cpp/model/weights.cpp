@@ -1,110 +1,186 @@
 #include "model/weights.h"
 
-#include <string>
-#include <vector>
+#include "model/architecture.h"
 
 namespace wllm {
+
+std::string layer_tensor(int layer, const char* name) { return "blk." + std::to_string(layer) + "." + name; }
+
+void embedding_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w) {
+  t.add("token_embd.weight", {c.dim, c.n_vocab}, TensorRole::kEmbedding, &w->token_embd);
+}
+
+void output_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w) {
+  t.add("output_norm.weight", {c.dim}, TensorRole::kNorm, &w->output_norm);
+  if (c.tied_output) {
+    t.part(&w->output, &w->token_embd, 0, c.n_vocab);
+  } else {
+    t.add("output.weight", {c.dim, c.n_vocab}, TensorRole::kOutput, &w->output);
+  }
+  if (c.rope_factors) t.add("rope_freqs.weight", {c.rope_dims / 2}, TensorRole::kFactors, &w->rope_freqs);
+}
+
+void qkv_tensors(TensorList& t, const ModelConfig& c, int l, LayerWeights* L) {
+  const int64_t q = c.q_dim(), kv = c.layer_kv_dim(l);
+  if (c.fused_qkv) {
+    t.add(layer_tensor(l, "attn_qkv.weight"), {c.dim, q + 2 * kv}, TensorRole::kMatrix, &L->wqkv);
+    t.part(&L->wq, &L->wqkv, 0, q);
+    t.part(&L->wk, &L->wqkv, q, kv);
+    t.part(&L->wv, &L->wqkv, q + kv, kv);
+    if (c.qkv_bias) {
+      t.add(layer_tensor(l, "attn_qkv.bias"), {q + 2 * kv}, TensorRole::kBias, &L->bqkv);
+      t.part(&L->bq, &L->bqkv, 0, q);
+      t.part(&L->bk, &L->bqkv, q, kv);
+      t.part(&L->bv, &L->bqkv, q + kv, kv);
+    }
+    return;
+  }
+  t.add(layer_tensor(l, "attn_q.weight"), {c.dim, q}, TensorRole::kMatrix, &L->wq);
+  t.add(layer_tensor(l, "attn_k.weight"), {c.dim, kv}, TensorRole::kMatrix, &L->wk);
+  t.add(layer_tensor(l, "attn_v.weight"), {c.dim, kv}, TensorRole::kMatrix, &L->wv);
+  if (c.qkv_bias) {
+    t.add(layer_tensor(l, "attn_q.bias"), {q}, TensorRole::kBias, &L->bq);
+    t.add(layer_tensor(l, "attn_k.bias"), {kv}, TensorRole::kBias, &L->bk);
+    t.add(layer_tensor(l, "attn_v.bias"), {kv}, TensorRole::kBias, &L->bv);
+  }
+}
+
+void qk_norm_tensors(TensorList& t, const ModelConfig& c, int l, LayerWeights* L) {
+  t.add(layer_tensor(l, "attn_q_norm.weight"), {c.head_dim}, TensorRole::kNorm, &L->q_norm);
+  t.add(layer_tensor(l, "attn_k_norm.weight"), {c.head_dim}, TensorRole::kNorm, &L->k_norm);
+}
+
+void gated_ffn_tensors(TensorList& t, const ModelConfig& c, int l, LayerWeights* L) {
+  t.add(layer_tensor(l, "ffn_gate.weight"), {c.dim, c.ffn_dim}, TensorRole::kMatrix, &L->w_gate);
+  t.add(layer_tensor(l, "ffn_up.weight"), {c.dim, c.ffn_dim}, TensorRole::kMatrix, &L->w_up);
+  t.add(layer_tensor(l, "ffn_down.weight"), {c.ffn_dim, c.dim}, TensorRole::kMatrix, &L->w_down);
+}
+
 namespace {
 
-class Binder {
+// Rows [first, first + n) of `whole` as a tensor of their own.
+Tensor rows_of(const Tensor& whole, int64_t first, int64_t n) {
+  Tensor part = whole;
+  if (whole.ne[1] == 1 && whole.ne[2] == 1 && whole.ne[3] == 1) {  // 1-D: elements
+    part.ne[0] = n;
+    part.data = whole.data + row_bytes(*whole.traits, first);  // f32 in practice
+    return part;
+  }
+  part.ne[1] = n;
+  part.ne[2] = part.ne[3] = 1;
+  part.data = whole.data + first * whole.row_size();
+  return part;
+}
+
+class Binder : public TensorList {
  public:
   Binder(const GgufFile& f, const uint8_t* data) : file_(f), data_(data) {}
 
-  // A required tensor of shape (cols, rows); rows == 0 means 1-D.
-  Status get(const std::string& name, int64_t cols, int64_t rows, Tensor* out, bool required = true) {
-    const GgufTensorInfo* info = file_.find_tensor(name);
-    if (!info) {
-      if (!required) return {};
-      return Status::error(ErrorCode::kBadFile, "tensor '%s' is missing", name.c_str());
-    }
-    const int64_t want_rows = rows == 0 ? 1 : rows;
-    if (info->ne[0] != cols || info->ne[1] * info->ne[2] * info->ne[3] != want_rows) {
-      return Status::error(ErrorCode::kBadFile, "tensor '%s' has shape [%lld, %lld] but the metadata implies [%lld, %lld]",
-                           name.c_str(), static_cast<long long>(info->ne[0]),
-                           static_cast<long long>(info->ne[1] * info->ne[2] * info->ne[3]),
-                           static_cast<long long>(cols), static_cast<long long>(want_rows));
-    }
-    out->traits = &type_traits(info->type);
-    for (int d = 0; d < 4; ++d) out->ne[d] = info->ne[d];
-    out->data = data_ + info->offset;
-    return {};
+  void add(const std::string& name, std::initializer_list<int64_t> ne, TensorRole role, Tensor* dest) override {
+    if (!status_.ok()) return;
+    status_ = bind(name, ne, role, dest);
   }
 
-  // Norms, biases and frequency factors are read as plain floats.
-  Status get_f32(const std::string& name, int64_t n, Tensor* out, bool required = true) {
-    WLLM_RETURN_IF_ERROR(get(name, n, 0, out, required));
-    if (out->present() && out->traits->type != TensorType::kF32) {
+  void part(Tensor* dest, const Tensor* whole, int64_t first_row, int64_t n_rows) override {
+    if (status_.ok()) *dest = rows_of(*whole, first_row, n_rows);
+  }
+
+  const Status& status() const { return status_; }
+
+ private:
+  Status bind(const std::string& name, std::initializer_list<int64_t> ne, TensorRole role, Tensor* out) {
+    const GgufTensorInfo* info = file_.find_tensor(name);
+    if (!info) return Status::error(ErrorCode::kBadFile, "tensor '%s' is missing", name.c_str());
+    bool same = true;
+    int d = 0;
+    for (const int64_t n : ne) same = same && info->ne[d++] == n;
+    for (; d < 4; ++d) same = same && info->ne[d] == 1;
+    if (!same) {
+      std::string want, have;
+      for (const int64_t n : ne) want += (want.empty() ? "" : ", ") + std::to_string(n);
+      for (d = 0; d < static_cast<int>(info->n_dims); ++d) have += (d ? ", " : "") + std::to_string(info->ne[d]);
+      return Status::error(ErrorCode::kBadFile, "tensor '%s' has shape [%s] but the metadata implies [%s]",
+                           name.c_str(), have.c_str(), want.c_str());
+    }
+    out->traits = &type_traits(info->type);
+    for (d = 0; d < 4; ++d) out->ne[d] = info->ne[d];
+    out->data = data_ + info->offset;
+    const bool plain_floats = role == TensorRole::kNorm || role == TensorRole::kBias || role == TensorRole::kFactors ||
+                              role == TensorRole::kConv;
+    if (plain_floats && info->type != TensorType::kF32) {  // read as float arrays
       return Status::error(ErrorCode::kUnsupported, "tensor '%s' is %s; this engine expects f32 here", name.c_str(),
                            out->traits->name);
     }
     return {};
   }
 
- private:
   const GgufFile& file_;
   const uint8_t* data_;
+  Status status_;
+};
+
+// Every tensor of the file and every part of one, as bound.
+class Collector : public TensorList {
+ public:
+  struct Part {
+    Tensor* dest;
+    const Tensor* whole;
+    int64_t first_row, n_rows;
+  };
+  void add(const std::string&, std::initializer_list<int64_t>, TensorRole role, Tensor* dest) override {
+    tensors.push_back({dest, role});
+  }
+  void part(Tensor* dest, const Tensor* whole, int64_t first_row, int64_t n_rows) override {
+    parts.push_back({dest, whole, first_row, n_rows});
+  }
+  std::vector<std::pair<Tensor*, TensorRole>> tensors;
+  std::vector<Part> parts;
 };
 
 }  // namespace
 
 Result<ModelWeights> bind_weights(const GgufFile& file, const ModelConfig& c, const uint8_t* data) {
-  Binder b(file, data);
   ModelWeights w;
-  WLLM_RETURN_IF_ERROR(b.get("token_embd.weight", c.dim, c.n_vocab, &w.token_embd));
-  WLLM_RETURN_IF_ERROR(b.get_f32("output_norm.weight", c.dim, &w.output_norm));
-  WLLM_RETURN_IF_ERROR(b.get("output.weight", c.dim, c.n_vocab, &w.output, /*required=*/false));
-  if (!w.output.present()) w.output = w.token_embd;  // tied embeddings
-  WLLM_RETURN_IF_ERROR(b.get_f32("rope_freqs.weight", c.rope_dims / 2, &w.rope_freqs, /*required=*/false));
-
-  const bool biases = c.arch == Architecture::kQwen2;
   w.layers.resize(c.n_layers);
-  for (int l = 0; l < c.n_layers; ++l) {
-    LayerWeights& L = w.layers[l];
-    const std::string p = "blk." + std::to_string(l) + ".";
-    WLLM_RETURN_IF_ERROR(b.get_f32(p + "attn_norm.weight", c.dim, &L.attn_norm));
-    WLLM_RETURN_IF_ERROR(b.get(p + "attn_q.weight", c.dim, c.q_dim(), &L.wq));
-    WLLM_RETURN_IF_ERROR(b.get(p + "attn_k.weight", c.dim, c.kv_dim(), &L.wk));
-    WLLM_RETURN_IF_ERROR(b.get(p + "attn_v.weight", c.dim, c.kv_dim(), &L.wv));
-    WLLM_RETURN_IF_ERROR(b.get_f32(p + "attn_q.bias", c.q_dim(), &L.bq, biases));
-    WLLM_RETURN_IF_ERROR(b.get_f32(p + "attn_k.bias", c.kv_dim(), &L.bk, biases));
-    WLLM_RETURN_IF_ERROR(b.get_f32(p + "attn_v.bias", c.kv_dim(), &L.bv, biases));
-    WLLM_RETURN_IF_ERROR(b.get(p + "attn_output.weight", c.q_dim(), c.dim, &L.wo));
-    WLLM_RETURN_IF_ERROR(b.get_f32(p + "ffn_norm.weight", c.dim, &L.ffn_norm));
-    WLLM_RETURN_IF_ERROR(b.get(p + "ffn_gate.weight", c.dim, c.ffn_dim, &L.w_gate));
-    WLLM_RETURN_IF_ERROR(b.get(p + "ffn_up.weight", c.dim, c.ffn_dim, &L.w_up));
-    WLLM_RETURN_IF_ERROR(b.get(p + "ffn_down.weight", c.ffn_dim, c.dim, &L.w_down));
-  }
+  Binder binder(file, data);
+  c.arch->tensors(binder, c, &w);
+  if (!binder.status().ok()) return binder.status();
   return w;
 }
 
-int repack_weights(ModelWeights* w, uint8_t* arena) {
-  // Every bound view, to refuse a tensor whose bytes overlap another's (a
-  // file may point two names at the same data; repacking would change both).
-  std::vector<const Tensor*> all = {&w->token_embd, &w->output_norm, &w->output, &w->rope_freqs};
-  std::vector<Tensor*> matrices;
-  if (w->output.data != w->token_embd.data) matrices.push_back(&w->output);
-  for (LayerWeights& L : w->layers) {
-    for (Tensor* t : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) matrices.push_back(t);
-    for (const Tensor* t : {&L.attn_norm, &L.bq, &L.bk, &L.bv, &L.ffn_norm}) all.push_back(t);
-  }
-  all.insert(all.end(), matrices.begin(), matrices.end());
+int repack_weights(const ModelConfig& c, ModelWeights* w, uint8_t* arena) {
+  Collector all;
+  c.arch->tensors(all, c, w);
   const auto bytes = [](const Tensor& t) { return t.rows() * t.row_size(); };
+  // A file may point two names at the same data; repacking would change both.
   const auto overlaps_another = [&](const Tensor& t) {
-    for (const Tensor* other : all) {
+    for (const auto& [other, role] : all.tensors) {
       if (other == &t || !other->present()) continue;
       if (t.data < other->data + bytes(*other) && other->data < t.data + bytes(t)) return true;
     }
     return false;
   };
+  // The kernels read a repacked tensor in groups of rows: each part of a
+  // fused matrix must start and end on a group.
+  const auto parts_are_whole_groups = [&](const Tensor& t, int group) {
+    for (const Collector::Part& p : all.parts) {
+      if (p.whole == &t && (p.first_row % group != 0 || p.n_rows % group != 0)) return false;
+    }
+    return true;
+  };
   int repacked = 0;
-  for (Tensor* t : matrices) {
-    if (!t->present()) continue;
+  for (const auto& [t, role] : all.tensors) {
+    if (role != TensorRole::kMatrix && role != TensorRole::kOutput) continue;
     const RepackedType* type = repacked_type_for(t->traits->type);
-    if (!type || t->rows() % type->rows != 0 || overlaps_another(*t)) continue;
+    if (!type || t->rows() % type->rows != 0 || overlaps_another(*t) || !parts_are_whole_groups(*t, type->rows)) {
+      continue;
+    }
     type->repack(arena + (t->data - arena), t->cols(), t->rows());
     t->repacked = type;
     ++repacked;
   }
+  // The parts take their whole's new layout.
+  for (const Collector::Part& p : all.parts) *p.dest = rows_of(*p.whole, p.first_row, p.n_rows);
   return repacked;
 }
 

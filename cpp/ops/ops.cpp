@@ -30,6 +30,20 @@ void swiglu(float* gate, const float* up, int64_t n) {
   math_kernels().swiglu(gate, up, n);
 }
 
+float gelu_f16_rounded(float x) {
+  if (x <= -10.0f) return 0.0f;
+  if (x >= 10.0f) return x;
+  constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f;
+  constexpr float kCoefA = 0.044715f;
+  const float h = f16_to_f32(f32_to_f16(x));
+  const float g = 0.5f * h * (1.0f + tanh_f32(kSqrt2OverPi * h * (1.0f + kCoefA * h * h)));
+  return f16_to_f32(f32_to_f16(g));
+}
+
+void geglu(float* gate, const float* up, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) gate[i] = gelu_f16_rounded(gate[i]) * up[i];
+}
+
 void add_to(float* y, const float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] += x[i];
 }

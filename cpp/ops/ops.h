@@ -23,6 +23,13 @@ void softmax(float* x, int64_t n, float scale = 1.0f);
 // gate = silu(gate) · up, elementwise over n values (SwiGLU).
 void swiglu(float* gate, const float* up, int64_t n);
 
+// gate = gelu(gate) · up, elementwise over n values (GeGLU), with
+// gelu(x) = x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³))) as llama.cpp's CPU
+// backend computes it: x rounded to f16, the result rounded to f16 (its
+// 65536-entry table), 0 at or below -10 and x at or above 10.
+void geglu(float* gate, const float* up, int64_t n);
+float gelu_f16_rounded(float x);
+
 // y += x over n values.
 void add_to(float* y, const float* x, int64_t n);
 

@@ -48,8 +48,6 @@ bool bool_or(const val& obj, const char* key, bool fallback) {
   return v.isTrue() ? true : v.isFalse() ? false : fallback;
 }
 
-const char* architecture_name(Architecture a) { return a == Architecture::kQwen2 ? "qwen2" : "llama"; }
-
 val stats_object(const GenerateStats& st) {
   val out = val::object();
   out.set("promptTokens", st.prompt_tokens);
@@ -117,7 +115,7 @@ class WasmEngine {
     val out = val::object();
     if (!engine_.loaded()) return out;
     const ModelConfig& c = engine_.config();
-    out.set("architecture", std::string(architecture_name(c.arch)));
+    out.set("architecture", c.arch_name);
     out.set("name", c.name);
     out.set("vocabSize", c.n_vocab);
     out.set("embeddingSize", c.dim);

@@ -181,6 +181,27 @@ TEST(SiluF32, AccuracyAndSpecialValues) {
   EXPECT_LT(silu_f32(-100.0f), 0.0f);  // -3.7e-42: subnormal, not flushed
 }
 
+TEST(TanhF32, AccuracyAndSpecialValues) {
+  double worst = 0;
+  float worst_x = 0;
+  // Every 97th float with |x| <= 20 (tanh is ±1 in float beyond 9.1).
+  for (uint64_t b = 0; b < (uint64_t{1} << 32); b += 97) {
+    const float x = f32_from_bits(static_cast<uint32_t>(b));
+    if (!(std::fabs(x) <= 20.0f)) continue;
+    const double e = ulp_err_f32(tanh_f32(x), std::tanh(static_cast<long double>(x)));
+    if (e > worst) worst = e, worst_x = x;
+  }
+  std::printf("tanh_f32 max error %.4f ulp at %a\n", worst, worst_x);
+  EXPECT_LE(worst, 1.5);  // see math.h
+  EXPECT_EQ(f32_bits(tanh_f32(0.0f)), f32_bits(0.0f));
+  EXPECT_EQ(f32_bits(tanh_f32(-0.0f)), f32_bits(-0.0f));
+  EXPECT_EQ(tanh_f32(kInfF), 1.0f);
+  EXPECT_EQ(tanh_f32(-kInfF), -1.0f);
+  EXPECT_EQ(tanh_f32(FLT_MAX), 1.0f);
+  EXPECT_TRUE(std::isnan(tanh_f32(std::numeric_limits<float>::quiet_NaN())));
+  for (const float x : {0.1f, 0.25f, 0.7f, 3.0f}) EXPECT_EQ(tanh_f32(-x), -tanh_f32(x));
+}
+
 // ---------------------------------------------------------------- f64
 
 TEST(ExpF64, WithinHalfUlpAndSpecialValues) {

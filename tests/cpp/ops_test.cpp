@@ -3,10 +3,12 @@
 // thread count: what makes batched prefill equal token-by-token decode.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
 
+#include "core/half.h"
 #include "ops/ops.h"
 #include "quant/traits.h"
 #include "runtime/thread_pool.h"
@@ -101,6 +103,35 @@ TEST(Matmul, SharedInputProductsEqualSeparateOnes) {
       }
     }
   }
+}
+
+// GELU as llama.cpp's CPU backend computes it: a table over f16 inputs of
+// 0.5f·x·(1 + tanhf(...)) in float, rounded to f16 (0 and x outside
+// (-10, 10)). Ours computes the same with its own tanh: with glibc's tanhf
+// every f16 result agrees; a libm whose tanhf differs in the last bit could
+// differ where 1 + tanh cancels (the f16 subnormals), by a step or two.
+TEST(Gelu, MatchesLlamaCppsF16Table) {
+  int differ = 0, n = 0;
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const float x = f16_to_f32(static_cast<uint16_t>(h));
+    if (!(std::fabs(x) < 10.0f)) continue;
+    const float table = 0.5f * x * (1.0f + std::tanh(0.79788456080286535587989211986876f * x * (1.0f + 0.044715f * x * x)));
+    const uint16_t want = f32_to_f16(table), got = f32_to_f16(gelu_f16_rounded(x));
+    ASSERT_EQ(gelu_f16_rounded(x), f16_to_f32(got)) << x;  // an f16 value
+    ++n;
+    if (got != want) {
+      ++differ;
+      ASSERT_LE(std::abs(static_cast<int>(got) - static_cast<int>(want)), 4) << x;
+    }
+    // Any input rounds to its f16 neighbour first.
+    ASSERT_EQ(gelu_f16_rounded(x * (1.0f + 0x1p-14f)), gelu_f16_rounded(x)) << x;
+  }
+  std::printf("gelu: %d of %d f16 inputs differ from the float formula with libm's tanhf\n", differ, n);
+  EXPECT_LT(differ, n / 200);
+  EXPECT_EQ(gelu_f16_rounded(-10.0f), 0.0f);
+  EXPECT_EQ(gelu_f16_rounded(-20.0f), 0.0f);
+  EXPECT_EQ(gelu_f16_rounded(10.0f), 10.0f);
+  EXPECT_EQ(gelu_f16_rounded(123.5f), 123.5f);
 }
 
 }  // namespace

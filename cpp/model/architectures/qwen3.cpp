@@ -1,0 +1,51 @@
+// qwen3 (Qwen3 0.6B to 32B, dense): Llama's blocks with an RMSNorm on each
+// query and key head before RoPE, NeoX-style RoPE, and a head width of its
+// own (attention.key_length; 128 where dim / heads is 64).
+// llama.cpp: src/models/qwen3.cpp.
+#include "model/architecture.h"
+#include "model/architectures/llama.h"
+
+namespace wllm {
+namespace {
+
+Status qwen3_config(ConfigKeys&, ModelConfig* c) {
+  c->rope_neox = true;
+  return require_attention_layers(*c);
+}
+
+// Llama's, and the gains of the query and key head norms.
+void qwen3_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w) {
+  llama_tensors(t, c, w);
+  for (int l = 0; l < c.n_layers; ++l) qk_norm_tensors(t, c, l, &w->layers[l]);
+}
+
+void qwen3_forward(Forward& f) {
+  const ModelConfig& c = f.config;
+  const ModelWeights& w = f.weights;
+  f.embed(w.token_embd);                           // x = token_embd[token]
+  for (int l = 0; l < c.n_layers; ++l) {
+    const LayerWeights& L = w.layers[l];
+    f.rmsnorm(f.xb, f.x, L.attn_norm);             // xb = rmsnorm(x)·w
+    f.qkv(L, f.xb);                                // q, k, v = Wq·xb, Wk·xb, Wv·xb
+    f.head_rmsnorm(f.q, c.n_heads, L.q_norm);      // each query head: rmsnorm(q_h)·w
+    f.head_rmsnorm(f.k, c.n_kv_heads, L.k_norm);   // each key head: rmsnorm(k_h)·w
+    f.rope(l);                                     // rotate q and k by position
+    f.attention(l);                                // att = softmax(q·Kᵀ/√d)·V over the cache
+    f.matmul(L.wo, f.att, f.xb);                   // xb = Wo·att
+    f.add(f.x, f.xb);                              // x += xb
+    f.rmsnorm(f.xb, f.x, L.ffn_norm);              // xb = rmsnorm(x)·w
+    f.matmul2(L.w_gate, f.hb, L.w_up, f.hb2, f.xb);  // hb, hb2 = W_gate·xb, W_up·xb
+    f.swiglu(f.hb, f.hb2, c.ffn_dim);              // hb = silu(hb) ⊙ hb2
+    f.matmul(L.w_down, f.hb, f.xb);                // xb = W_down·hb
+    f.add(f.x, f.xb);                              // x += xb
+  }
+  f.output(w.output_norm, w.output);               // logits = W_out·rmsnorm(x)·w
+}
+
+void qwen3_synth(ModelConfig* c) { c->norm_eps = 1e-6f; }
+
+}  // namespace
+
+extern const Architecture kQwen3 = {"qwen3", qwen3_config, qwen3_tensors, qwen3_forward, qwen3_synth};
+
+}  // namespace wllm

@@ -1,0 +1,204 @@
+// For each token t of the batch (position p = pos + t):
+// out[t, h] = Σ_u softmax_u(q_{t,h} · k_u · scale) · v_u over the positions u
+// that p sees (u <= p; with a window, also u > p - window), with query head h
+// reading key-value head h / (n_heads / n_kv_heads).
+// Both products go through a float tiled kernel (gemm): the scores with the
+// keys as rows and the queries as activations, the weighted sum with the
+// value dimensions as rows (the value cache is stored transposed, so each is
+// a contiguous row over slots) and the probabilities as activations. Each
+// value is therefore a dot with the fixed 8-lane order, whatever the batch.
+//
+// Work is split by (kv head, tile of consecutive tokens), head-major; each is
+// computed whole by one thread. A tile's queries (its tokens' heads of the
+// group, up to kAttentionActs) are one gemm's activations, so the kv head's
+// keys and values are read once per tile, not once per token. The tile's
+// tokens share one span of slots, from the first one its first token sees to
+// its last position; a token's scores outside what it sees are masked: -inf
+// before the softmax below it, 0 after its position, so they add +0 to the
+// weighted sum (+0·v is +0; an exact no-op on a non-negative-zero sum).
+// Spans start on a multiple of 8 slots, so a slot meets the same lane of the
+// 8-lane sums in every span that holds it: a batch computes the bits that
+// token-by-token evaluation computes.
+//
+// A sliding-window layer's ring (kv_cache.h) holds slot = position until the
+// positions wrap around it; from then on the span is the whole ring, in slot
+// order, and each score is masked by the position its slot holds.
+//
+// Where f16 converts slowly (wasm) a thread first converts the kv head's
+// cached keys and values of the batch's span to f32 (exactly) and runs the
+// f32 kernel: the same bits as the f16 kernel on the cache, without
+// converting each key again for every tile. One token, and native builds,
+// read the f16 cache directly.
+#include "model/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/math.h"
+#include "ops/ops.h"
+#include "quant/kernels.h"
+
+namespace wllm {
+namespace {
+
+// Tokens per attention tile: queries of one kv head up to kAttentionActs
+// (with 3 query heads per kv head, 15 activations per product instead of 3
+// made a 512-row f16 gemm 32 -> 43 GMAC/s natively).
+constexpr int kAttentionActs = 16;
+int tile_tokens(int group) { return std::max(1, kAttentionActs / group); }
+int tile_acts(int group) { return tile_tokens(group) * group; }
+
+int max_tile_acts(const ModelConfig& c) {
+  int most = 1;
+  for (int l = 0; l < c.n_layers; ++l) {
+    if (c.layers[l].attention) most = std::max(most, tile_acts(c.n_heads / c.layers[l].n_kv_heads));
+  }
+  return most;
+}
+
+// Floats of f32 cache copies per thread (one kv head's keys and values), for
+// a batch's attention where the kernels' f16 conversion is slow. x86
+// converts in one instruction inside its f16 kernel, and the copies made
+// smollm2's 512-token prompt 2-5% slower there.
+int64_t copy_floats(const ModelConfig& c, int n_ctx) {
+  return active_isa_has_slow_f16() ? 2LL * n_ctx * c.head_dim : 0;
+}
+
+// The first position p sees, rounded down to a multiple of 8 (see the top).
+int64_t span_start(int64_t p, int window) {
+  return window > 0 ? std::max<int64_t>(0, p - window + 1) / 8 * 8 : 0;
+}
+
+constexpr float kMasked = -std::numeric_limits<float>::infinity();
+
+// scores[i] = cap·tanh(scores[i]·scale/cap) over n scores.
+void soft_cap(float* scores, int64_t n, float scale, float cap) {
+  for (int64_t i = 0; i < n; ++i) scores[i] = cap * tanh_f32(scores[i] * scale / cap);
+}
+
+}  // namespace
+
+Attention::Attention(const ModelConfig& c, int n_ctx, int n_threads)
+    : config_(c),
+      n_ctx_(n_ctx),
+      tile_acts_(max_tile_acts(c)),
+      att_(static_cast<size_t>(n_threads) * tile_acts_ * n_ctx),
+      tile_qo_(static_cast<size_t>(n_threads) * 2 * tile_acts_ * c.head_dim),
+      kv_f32_(static_cast<size_t>(n_threads * copy_floats(c, n_ctx))) {}
+
+int64_t Attention::bytes() const {
+  return static_cast<int64_t>((att_.size() + tile_qo_.size() + kv_f32_.size()) * sizeof(float));
+}
+
+int64_t Attention::plan_bytes(const ModelConfig& c, int n_ctx, int n_threads) {
+  const int64_t acts = max_tile_acts(c);
+  const int64_t per_thread = acts * (n_ctx + 2 * c.head_dim) + copy_floats(c, n_ctx);
+  return n_threads * per_thread * static_cast<int64_t>(sizeof(float));
+}
+
+void Attention::run(const KvCache& cache, int l, const float* q_all, int n, int64_t pos, const AttentionParams& p,
+                    float* out_all, ThreadPool& pool) {
+  const ModelConfig& c = config_;
+  const int n_kv_heads = c.layers[l].n_kv_heads;
+  const int group = c.n_heads / n_kv_heads, head_dim = c.head_dim, kv_dim = n_kv_heads * head_dim, q_dim = c.q_dim();
+  const int tile = tile_tokens(group), tiles = (n + tile - 1) / tile;
+  const int64_t group_floats = static_cast<int64_t>(group) * head_dim;  // one token's queries of the group
+  const TypeTraits& f16 = type_traits(TensorType::kF16);
+  const TypeTraits& f32 = type_traits(TensorType::kF32);
+  const int slots = cache.slots(l);
+  const uint16_t* keys = cache.keys(l);      // (slots, kv_dim)
+  const uint16_t* values = cache.values(l);  // (kv_dim, slots)
+  const int64_t len = pos + n;               // positions stored, the batch's included
+  const bool wrapped = len > slots;          // a ring whose positions have wrapped around
+  // The slots the batch reads: [span0, span1).
+  const int64_t span0 = wrapped ? 0 : span_start(pos, p.window);
+  const int64_t span1 = wrapped ? slots : len;
+  const int64_t span = span1 - span0;
+  const bool copies = n > 1 && !kv_f32_.empty();
+  const int64_t copy_size = static_cast<int64_t>(kv_f32_.size()) / pool.size();  // floats per thread
+  const int64_t tile_floats = tile * group_floats;
+  pool.run([&](int ith, int nth) {
+    float* att = att_.data() + static_cast<int64_t>(ith) * tile_acts_ * n_ctx_;  // (tile · group, n_ctx)
+    float* tile_q = tile_qo_.data() + static_cast<int64_t>(ith) * 2 * tile_acts_ * head_dim;  // (tile · group, head_dim)
+    float* tile_out = tile_q + tile_floats;                                                    // (tile · group, head_dim)
+    float* keys_f32 = kv_f32_.data() + ith * copy_size;                                         // (span, head_dim)
+    float* values_f32 = keys_f32 + copy_size / 2;                                               // (head_dim, span)
+    int converted = -1;  // the kv head keys_f32 and values_f32 hold
+    int64_t begin, end;
+    split_range(static_cast<int64_t>(tiles) * n_kv_heads, ith, nth, &begin, &end);
+    for (int64_t item = begin; item < end; ++item) {
+      const int g = static_cast<int>(item / tiles), t0 = static_cast<int>(item % tiles) * tile;
+      const int tokens = std::min(tile, n - t0), acts = tokens * group;
+      const int64_t first = pos + t0, last = first + tokens - 1;  // the tile's positions
+      const int64_t head0 = static_cast<int64_t>(g) * group_floats;  // the group's first query head
+      const uint16_t* head_keys = keys + static_cast<int64_t>(g) * head_dim;
+      const uint16_t* head_values = values + static_cast<int64_t>(g) * head_dim * slots;
+      if (copies && converted != g) {
+        for (int64_t u = 0; u < span; ++u) {
+          f16.to_float(head_keys + (span0 + u) * kv_dim, keys_f32 + u * head_dim, head_dim);
+        }
+        for (int i = 0; i < head_dim; ++i) {
+          f16.to_float(head_values + static_cast<int64_t>(i) * slots + span0, values_f32 + i * span, span);
+        }
+        converted = g;
+      }
+      // The tile's slots: [s0, s1).
+      const int64_t s0 = wrapped ? 0 : span_start(first, p.window), s1 = wrapped ? slots : last + 1;
+      // The rows both products read: the f32 copies, or the cache itself.
+      const TypeTraits& rows = copies ? f32 : f16;
+      const void* key_rows = copies ? static_cast<const void*>(keys_f32 + (s0 - span0) * head_dim)
+                                    : static_cast<const void*>(head_keys + s0 * kv_dim);
+      const void* value_rows = copies ? static_cast<const void*>(values_f32 + (s0 - span0))
+                                      : static_cast<const void*>(head_values + s0);
+      const int64_t key_stride = copies ? head_dim * 4 : kv_dim * 2;
+      const int64_t value_stride = copies ? span * 4 : static_cast<int64_t>(slots) * 2;
+      // A token's queries of the group are contiguous; a tile of several
+      // tokens gathers them into one block of rows (and scatters the output).
+      const float* q = q_all + static_cast<int64_t>(t0) * q_dim + head0;
+      float* out = out_all + static_cast<int64_t>(t0) * q_dim + head0;
+      if (tokens > 1) {
+        for (int t = 0; t < tokens; ++t) {
+          std::copy_n(q + static_cast<int64_t>(t) * q_dim, group_floats, tile_q + t * group_floats);
+        }
+        q = tile_q;
+      }
+      float* result = tokens > 1 ? tile_out : out;
+      // att[a, s] = q_a · k_s, then the softmax over the slots a's token sees.
+      const int64_t n_slots = s1 - s0;
+      gemm(rows, head_dim, key_rows, key_stride, static_cast<int>(n_slots), q, head_dim * 4, acts, att, n_ctx_);
+      for (int a = 0; a < acts; ++a) {
+        float* scores = att + static_cast<int64_t>(a) * n_ctx_;
+        const int64_t at = first + a / group;  // the token's position
+        const float scale = p.softcap > 0 ? 1.0f : p.scale;
+        if (!wrapped) {  // slot = position
+          const int64_t seen = p.window > 0 ? std::max<int64_t>(0, at - p.window + 1) : 0;
+          if (p.softcap > 0) soft_cap(scores + (seen - s0), at - seen + 1, p.scale, p.softcap);
+          std::fill(scores, scores + (seen - s0), kMasked);
+          softmax(scores, at - s0 + 1, scale);
+          std::fill(scores + (at - s0 + 1), scores + n_slots, 0.0f);
+          continue;
+        }
+        for (int64_t s = 0; s < slots; ++s) {
+          const int64_t u = len - 1 - (len - 1 - s) % slots;  // the position slot s holds
+          if (u > at || u <= at - p.window) {
+            scores[s] = kMasked;
+          } else if (p.softcap > 0) {
+            soft_cap(scores + s, 1, p.scale, p.softcap);
+          }
+        }
+        softmax(scores, slots, scale);
+      }
+      // result[a, i] = Σ_s att[a, s] · v_s[i]: row i of the transposed values.
+      gemm(rows, static_cast<int>(n_slots), value_rows, value_stride, head_dim, att, n_ctx_ * 4, acts, result,
+           head_dim);
+      if (tokens > 1) {
+        for (int t = 0; t < tokens; ++t) {
+          std::copy_n(tile_out + t * group_floats, group_floats, out + static_cast<int64_t>(t) * q_dim);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace wllm

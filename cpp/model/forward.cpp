@@ -1,0 +1,202 @@
+#include "model/forward.h"
+
+#include <algorithm>
+
+#include "core/math.h"
+#include "model/architecture.h"
+
+namespace wllm {
+namespace {
+
+// Floats per token of the Rows buffers, in the order Forward lays them out.
+int64_t row_floats(const ModelConfig& c) {
+  return 2 * c.dim + 2 * c.q_dim() + 2 * c.kv_dim() + 2 * c.ffn_dim;
+}
+
+// RoPE tables a batch needs: the global one, and the local layers' own.
+int rope_tables(const ModelConfig& c) { return c.rope_freq_base_local > 0 ? 2 : 1; }
+
+int64_t activation_width(const ModelConfig& c) { return std::max({c.dim, c.q_dim(), c.ffn_dim}); }
+
+}  // namespace
+
+Forward::Forward(const ModelConfig& c, const ModelWeights& w, int n_ctx, int max_batch, ThreadPool& pool)
+    : config(c),
+      weights(w),
+      pool_(pool),
+      max_batch_(max_batch),
+      cache_(c, n_ctx, max_batch),
+      attention_(c, n_ctx, pool.size()),
+      buffer_(static_cast<size_t>(max_batch * row_floats(c))),
+      logits_(static_cast<size_t>(max_batch) * c.n_vocab),
+      rope_cs_(static_cast<size_t>(max_batch) * c.rope_dims * rope_tables(c)),
+      value_f16_(static_cast<size_t>(max_batch) * c.kv_dim()),
+      acts_(activation_width(c), max_batch) {
+  float* p = buffer_.data();
+  const auto take = [&](int64_t width) {
+    Rows r{p, width};
+    p += max_batch * width;
+    return r;
+  };
+  x = take(c.dim);
+  xb = take(c.dim);
+  q = take(c.q_dim());
+  k = take(c.kv_dim());
+  v = take(c.kv_dim());
+  att = take(c.q_dim());
+  hb = take(c.ffn_dim);
+  hb2 = take(c.ffn_dim);
+
+  rope_global_.n_dims = c.rope_dims;
+  rope_global_.freq_base = c.rope_freq_base;
+  rope_global_.freq_scale = c.rope_freq_scale;
+  rope_global_.neox = c.rope_neox;
+  rope_global_.freq_factors = w.rope_freqs.present() ? w.rope_freqs.f32() : nullptr;
+  rope_local_ = rope_global_;
+  rope_local_.freq_base = c.rope_freq_base_local;
+  rope_local_.freq_scale = c.rope_freq_scale_local;
+  rope_local_.freq_factors = nullptr;
+}
+
+int64_t Forward::buffer_bytes() const {
+  const size_t floats = buffer_.size() + logits_.size() + rope_cs_.size();
+  return static_cast<int64_t>(floats * sizeof(float) + value_f16_.size() * sizeof(uint16_t)) + attention_.bytes() +
+         acts_.bytes();
+}
+
+int64_t Forward::plan_buffer_bytes(const ModelConfig& c, int n_ctx, int max_batch, int n_threads) {
+  const int64_t per_token = row_floats(c) + c.n_vocab + static_cast<int64_t>(c.rope_dims) * rope_tables(c);
+  const int64_t value_staging = max_batch * c.kv_dim() * static_cast<int64_t>(sizeof(uint16_t));
+  return max_batch * per_token * static_cast<int64_t>(sizeof(float)) + value_staging +
+         Attention::plan_bytes(c, n_ctx, n_threads) + ActivationCache::plan_bytes(activation_width(c), max_batch);
+}
+
+const float* Forward::run(const int32_t* batch_tokens, int n_tokens, int64_t batch_pos, bool all_logits) {
+  tokens = batch_tokens;
+  n = n_tokens;
+  pos = batch_pos;
+  all_logits_ = all_logits;
+  const int dims = config.rope_dims;
+  for (int t = 0; t < n; ++t) {
+    rope_angles(rope_global_, pos + t, &rope_cs_[static_cast<size_t>(t) * dims]);
+    if (rope_tables(config) == 2) {
+      rope_angles(rope_local_, pos + t, &rope_cs_[static_cast<size_t>(max_batch_ + t) * dims]);
+    }
+  }
+  config.arch->forward(*this);
+  return logits_.data();
+}
+
+void Forward::embed(const Tensor& table, float scale) {
+  for (int t = 0; t < n; ++t) {
+    float* out = x.row(t);
+    get_row(table, tokens[t], out);
+    if (scale != 1.0f) {
+      for (int64_t i = 0; i < x.width; ++i) out[i] *= scale;
+    }
+  }
+}
+
+void Forward::rmsnorm(Rows out, Rows in, const Tensor& w) {
+  const int64_t dim = config.dim;
+  const float eps = config.norm_eps;
+  for_each_row(pool_, n, [&](int64_t t) { wllm::rmsnorm(out.row(t), in.row(t), w.f32(), dim, eps); });
+}
+
+void Forward::head_rmsnorm(Rows y, int n_heads, const Tensor& w) {
+  const int head_dim = config.head_dim;
+  const float eps = config.norm_eps;
+  for_each_row(pool_, n, [&](int64_t t) {
+    for (int h = 0; h < n_heads; ++h) {
+      float* head = y.row(t) + static_cast<int64_t>(h) * head_dim;
+      wllm::rmsnorm(head, head, w.f32(), head_dim, eps);
+    }
+  });
+}
+
+void Forward::matmul(const Tensor& w, Rows in, Rows out) { wllm::matmul(w, in.data, n, out.data, acts_, pool_); }
+
+void Forward::qkv(const LayerWeights& L, Rows in) {
+  const MatmulJob jobs[] = {{&L.wq, q.data}, {&L.wk, k.data}, {&L.wv, v.data}};
+  matmul_shared(jobs, 3, in.data, n, acts_, pool_);
+  if (!L.bq.present()) return;
+  for_each_row(pool_, n, [&](int64_t t) {
+    add_to(q.row(t), L.bq.f32(), L.bq.cols());
+    add_to(k.row(t), L.bk.f32(), L.bk.cols());
+    add_to(v.row(t), L.bv.f32(), L.bv.cols());
+  });
+}
+
+void Forward::rope(int l) {
+  const ModelConfig& c = config;
+  const bool local = c.layers[l].window > 0 && rope_tables(c) == 2;
+  const RopeParams& params = local ? rope_local_ : rope_global_;
+  const float* tables = rope_cs_.data() + (local ? static_cast<int64_t>(max_batch_) * c.rope_dims : 0);
+  for_each_row(pool_, n, [&](int64_t t) {
+    const float* cs = tables + t * c.rope_dims;
+    rope_apply(params, cs, q.row(t), c.n_heads, c.head_dim);
+    rope_apply(params, cs, k.row(t), c.layers[l].n_kv_heads, c.head_dim);
+  });
+}
+
+void Forward::matmul2(const Tensor& w1, Rows out1, const Tensor& w2, Rows out2, Rows in) {
+  const MatmulJob jobs[] = {{&w1, out1.data}, {&w2, out2.data}};
+  matmul_shared(jobs, 2, in.data, n, acts_, pool_);
+}
+
+void Forward::attention(int l) {
+  AttentionParams p;
+  p.scale = config.query_scale();
+  p.softcap = config.attn_softcap;
+  p.window = config.layers[l].window;
+  attention(l, p);
+}
+
+void Forward::attention(int l, const AttentionParams& params) {
+  const int64_t kv_dim = config.layer_kv_dim(l);
+  for_each_row(pool_, n, [&](int64_t t) {
+    cache_.store(l, pos + t, k.row(t), v.row(t), value_f16_.data() + t * kv_dim);
+  });
+  attention_.run(cache_, l, q.data, n, pos, params, att.data, pool_);
+}
+
+void Forward::add(Rows y, Rows from, float scale) {
+  const int64_t dim = config.dim;
+  for_each_row(pool_, n, [&](int64_t t) {
+    float* out = y.row(t);
+    const float* in = from.row(t);
+    if (scale == 1.0f) {
+      add_to(out, in, dim);
+    } else {
+      for (int64_t i = 0; i < dim; ++i) out[i] += in[i] * scale;
+    }
+  });
+}
+
+void Forward::swiglu(Rows gate, Rows up, int64_t width) {
+  for_each_row(pool_, n, [&](int64_t t) { wllm::swiglu(gate.row(t), up.row(t), width); });
+}
+
+void Forward::geglu(Rows gate, Rows up, int64_t width) {
+  for_each_row(pool_, n, [&](int64_t t) { wllm::geglu(gate.row(t), up.row(t), width); });
+}
+
+void Forward::output(const Tensor& norm, const Tensor& w_out) {
+  const int first = all_logits_ ? 0 : n - 1;
+  for (int t = first; t < n; ++t) wllm::rmsnorm(x.row(t), x.row(t), norm.f32(), config.dim, config.norm_eps);
+  wllm::matmul(w_out, x.row(first), n - first, logits_.data(), acts_, pool_);
+}
+
+void Forward::cap_logits(float cap) {
+  const int first = all_logits_ ? 0 : n - 1;
+  const int64_t count = static_cast<int64_t>(n - first) * config.n_vocab;
+  for (int64_t i = 0; i < count; ++i) logits_[i] = cap * tanh_f32(logits_[i] / cap);
+}
+
+void Forward::scale_logits(float scale) {
+  const int first = all_logits_ ? 0 : n - 1;
+  const int64_t count = static_cast<int64_t>(n - first) * config.n_vocab;
+  for (int64_t i = 0; i < count; ++i) logits_[i] /= scale;
+}
+
+}  // namespace wllm

@@ -1,0 +1,109 @@
+// One forward pass over a batch of tokens: the activations, the KV cache,
+// and the steps an architecture's forward function is written in (its file
+// in architectures/ reads top-down, like llama2.c's `forward`).
+//
+// Every step applies to each of the batch's n tokens, one row each, split
+// across the threads (for_each_row: a row is always computed whole by one
+// thread, so results never depend on the thread count), and computes for a
+// batch exactly what n single-token passes compute. Everything is allocated
+// in the constructor; a pass allocates nothing.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/attention.h"
+#include "model/config.h"
+#include "model/kv_cache.h"
+#include "model/weights.h"
+#include "ops/ops.h"
+#include "runtime/thread_pool.h"
+
+namespace wllm {
+
+// A (B, width) activation buffer: one row of `width` floats per token. The
+// width is the row stride, so it must be what the matrices that read and
+// write the rows take and give.
+struct Rows {
+  float* data = nullptr;
+  int64_t width = 0;
+  float* row(int64_t t) const { return data + t * width; }
+};
+
+class Forward {
+ public:
+  Forward(const ModelConfig& config, const ModelWeights& weights, int n_ctx, int max_batch, ThreadPool& pool);
+
+  // Runs tokens[0..n) at positions pos..pos+n-1 through the architecture and
+  // returns the logits after the last token, or (all_logits) after each.
+  const float* run(const int32_t* tokens, int n, int64_t pos, bool all_logits);
+
+  int64_t kv_cache_bytes() const { return cache_.bytes(); }
+  int64_t buffer_bytes() const;
+  static int64_t plan_buffer_bytes(const ModelConfig& config, int n_ctx, int max_batch, int n_threads);
+
+  const ModelConfig& config;
+  const ModelWeights& weights;
+
+  // The batch: n tokens at positions pos..pos+n-1.
+  const int32_t* tokens = nullptr;
+  int n = 0;
+  int64_t pos = 0;
+
+  // Activations, B = max_batch rows each.
+  Rows x;         // (B, dim) residual stream
+  Rows xb;        // (B, dim) a block's normalised input, then its output
+  Rows q, k, v;   // (B, q_dim), (B, kv_dim) x2
+  Rows att;       // (B, q_dim) attention output, before Wo
+  Rows hb, hb2;   // (B, ffn_dim) x2 feed-forward hidden
+
+  // ---- Steps (math in the comment; "each token" is implied) ----
+
+  // x = token_embd[token] · scale
+  void embed(const Tensor& table, float scale = 1.0f);
+  // out = in / sqrt(mean(in²) + eps) · w
+  void rmsnorm(Rows out, Rows in, const Tensor& w);
+  // Each of the n_heads heads of y: y_h = rmsnorm(y_h) · w (w: head_dim gains)
+  void head_rmsnorm(Rows y, int n_heads, const Tensor& w);
+  // out = W · in
+  void matmul(const Tensor& w, Rows in, Rows out);
+  // out1, out2 = W1 · in, W2 · in (the input converted once)
+  void matmul2(const Tensor& w1, Rows out1, const Tensor& w2, Rows out2, Rows in);
+  // q, k, v = Wq·in + bq, Wk·in + bk, Wv·in + bv (biases where present)
+  void qkv(const LayerWeights& L, Rows in);
+  // Rotates q's and k's heads by position with layer l's RoPE (a sliding-
+  // window layer may have its own frequency base).
+  void rope(int l);
+  // att = attention of q over layer l's cache, after storing this batch's k
+  // and v there (attention.h), with the config's query scale and score cap
+  // and the layer's window; or with the given parameters.
+  void attention(int l);
+  void attention(int l, const AttentionParams& params);
+  // y += x · scale
+  void add(Rows y, Rows x, float scale = 1.0f);
+  // gate = silu(gate) ⊙ up
+  void swiglu(Rows gate, Rows up, int64_t width);
+  // gate = gelu(gate) ⊙ up (GELU's tanh form, as llama.cpp computes it: ops.h)
+  void geglu(Rows gate, Rows up, int64_t width);
+  // The batch's output: logits = W_out · rmsnorm(x)·w_norm, for the last
+  // token (or each). Then optionally cap (logits = cap·tanh(logits/cap)) and
+  // divide by a scale.
+  void output(const Tensor& norm, const Tensor& w_out);
+  void cap_logits(float cap);
+  void scale_logits(float scale);
+
+ private:
+  ThreadPool& pool_;
+  int max_batch_;
+  bool all_logits_ = false;
+  KvCache cache_;
+  Attention attention_;
+  RopeParams rope_global_, rope_local_;
+  std::vector<float> buffer_;    // every Rows above, one after another
+  std::vector<float> logits_;    // (B, n_vocab)
+  std::vector<float> rope_cs_;   // (B, rope_dims) cos, sin per rotated pair; then the local layers' table
+  std::vector<uint16_t> value_f16_;  // (B, kv_dim) f16: each position's values on their way to the cache
+  ActivationCache acts_;
+};
+
+}  // namespace wllm

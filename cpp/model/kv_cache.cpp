@@ -1,0 +1,47 @@
+#include "model/kv_cache.h"
+
+#include <algorithm>
+
+#include "quant/traits.h"
+
+namespace wllm {
+
+std::vector<KvCache::Layer> KvCache::plan(const ModelConfig& c, int n_ctx, int max_batch, int64_t* total) {
+  std::vector<Layer> layers(c.n_layers);
+  int64_t offset = 0;
+  for (int l = 0; l < c.n_layers; ++l) {
+    const LayerConfig& lc = c.layers[l];
+    Layer& L = layers[l];
+    L.offset = offset;
+    if (!lc.attention) continue;
+    L.kv_dim = c.layer_kv_dim(l);
+    L.slots = lc.window > 0 ? std::min(n_ctx, lc.window + max_batch - 1) : n_ctx;
+    offset += 2 * static_cast<int64_t>(L.slots) * L.kv_dim;
+  }
+  *total = offset;
+  return layers;
+}
+
+KvCache::KvCache(const ModelConfig& c, int n_ctx, int max_batch) : n_ctx_(n_ctx) {
+  int64_t total = 0;
+  layers_ = plan(c, n_ctx, max_batch, &total);
+  data_.resize(static_cast<size_t>(total));
+}
+
+int64_t KvCache::plan_bytes(const ModelConfig& c, int n_ctx, int max_batch) {
+  int64_t total = 0;
+  plan(c, n_ctx, max_batch, &total);
+  return total * static_cast<int64_t>(sizeof(uint16_t));
+}
+
+void KvCache::store(int l, int64_t pos, const float* key, const float* value, uint16_t* scratch) {
+  const TypeTraits& f16 = type_traits(TensorType::kF16);
+  const Layer& L = layers_[l];
+  const int64_t slot = pos % L.slots;
+  f16.from_float(key, keys(l) + slot * L.kv_dim, L.kv_dim);
+  f16.from_float(value, scratch, L.kv_dim);
+  uint16_t* column = values(l) + slot;
+  for (int i = 0; i < L.kv_dim; ++i) column[static_cast<int64_t>(i) * L.slots] = scratch[i];
+}
+
+}  // namespace wllm
