@@ -112,13 +112,15 @@ export interface BenchResult {
 
 export interface MemoryInfo {
   weights: number;
+  /** Sliding-window layers keep only their window (plus a batch) of positions here. */
   kvCache: number;
   buffers: number;
   total: number;
 }
 
 export interface ModelInfo {
-  architecture: 'llama' | 'qwen2';
+  /** The GGUF architecture as the engine reports it: 'llama', 'qwen2', 'qwen3', 'gemma3', ... */
+  architecture: string;
   name: string;
   vocabSize: number;
   embeddingSize: number;
@@ -128,6 +130,8 @@ export interface ModelInfo {
   headSize: number;
   feedForwardSize: number;
   trainingContext: number;
+  /** Positions the sliding-window layers see (Gemma 2 and 3), or 0 when every layer sees the whole context. */
+  slidingWindow: number;
   contextSize: number;
   threads: number;
   /** Tensor count per type, e.g. { f32: 9, q8_0: 48 }. */

@@ -48,6 +48,10 @@ Status run(int argc, char** argv) {
                 c.n_layers, c.n_heads, c.n_kv_heads, c.head_dim, c.ffn_dim, c.n_vocab);
     std::printf("rope:          %s, %d dims, base %g, scale %g%s\n", c.rope_neox ? "neox" : "normal", c.rope_dims,
                 c.rope_freq_base, c.rope_freq_scale, file.find_tensor("rope_freqs.weight") ? ", rope_freqs" : "");
+    if (c.local_layers() > 0) {
+      std::printf("attention:     sliding window of %d positions in %d of %d layers\n", c.sliding_window,
+                  c.local_layers(), c.n_layers);
+    }
     std::printf("context:       %d (training)\n", c.n_ctx_train);
     WLLM_ASSIGN_OR_RETURN(const int64_t ctx_arg, args.get_int({"-c", "--ctx"}, 0));
     const int ctx = ctx_arg > 0 ? static_cast<int>(std::min<int64_t>(ctx_arg, c.n_ctx_train)) : std::min(c.n_ctx_train, 4096);

@@ -46,7 +46,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: wasm-llm synth --shape NAME|DIMS --type TYPE --vocab VOCAB.gguf -o OUT.gguf\n"
     "                      [--arch ARCH] [--head-dim N] [--sliding-window N] [--seed S] [--ctx N]\n"
-    "                      [--pure] [--threads N]\n"
+    "                      [--tied] [--pure] [--threads N]\n"
     "                      [--chat-template FILE]\n"
     "  NAME: %s\n"
     "  DIMS: DIMxLAYERS[:HEADS/KVHEADS[:FFN]], e.g. 256x2:4/2:512 (default heads dim/64,\n"
@@ -87,6 +87,7 @@ const Shape kNamedShapes[] = {
     {"smollm3-3b", "smollm3", 2048, 36, 16, 4, 11008, 65536, 5000000.0f, true},
     {"gemma3-270m", "gemma3", 640, 18, 4, 1, 2048, 32768, 1000000.0f, true, 256},
     {"gemma3-1b", "gemma3", 1152, 26, 4, 1, 6912, 32768, 1000000.0f, true, 256},
+    {"gemma2-2b", "gemma2", 2304, 26, 8, 4, 9216, 8192, 10000.0f, true, 256},
 };
 
 bool iequals(const std::string& a, const char* b) {
@@ -336,10 +337,10 @@ ModelConfig synth_config(const Shape& s, const Architecture* arch, int64_t n_voc
 }
 
 Status run(int argc, char** argv) {
-  Args args(argc, argv, {"--pure"});
+  Args args(argc, argv, {"--pure", "--tied"});
   WLLM_RETURN_IF_ERROR(args.status());
   WLLM_RETURN_IF_ERROR(args.check_known({"--shape", "--type", "--vocab", "-o", "--output", "--arch", "--head-dim", "--sliding-window",
-                                         "--seed", "--ctx", "--pure", "-t", "--threads", "--chat-template"}));
+                                         "--seed", "--ctx", "--pure", "--tied", "-t", "--threads", "--chat-template"}));
   const std::string shape_spec = args.get_string({"--shape"});
   const std::string type_name = args.get_string({"--type"});
   const std::string vocab_path = args.get_string({"--vocab"});
@@ -364,6 +365,7 @@ Status run(int argc, char** argv) {
   WLLM_ASSIGN_OR_RETURN(const int64_t head_dim, args.get_int({"--head-dim"}, shape.head_dim));
   if (head_dim < 0 || head_dim > 65536) return Status::error(ErrorCode::kInvalidArgument, "--head-dim must be 1 to 65536");
   shape.head_dim = static_cast<int>(head_dim);
+  if (args.has("--tied")) shape.tied = true;  // no output.weight: the embedding is the output matrix
   WLLM_RETURN_IF_ERROR(check_shape(shape));
   WLLM_ASSIGN_OR_RETURN(const int64_t seed, args.get_int({"--seed"}, 1));
   WLLM_ASSIGN_OR_RETURN(const int64_t ctx, args.get_int({"--ctx"}, shape.ctx));

@@ -72,9 +72,11 @@ int64_t span_start(int64_t p, int window) {
 
 constexpr float kMasked = -std::numeric_limits<float>::infinity();
 
-// scores[i] = cap·tanh(scores[i]·scale/cap) over n scores.
+// scores[i] = cap·tanh(scores[i]·scale·(1/cap)) over n scores (as llama.cpp:
+// a multiplication by the reciprocal).
 void soft_cap(float* scores, int64_t n, float scale, float cap) {
-  for (int64_t i = 0; i < n; ++i) scores[i] = cap * tanh_f32(scores[i] * scale / cap);
+  const float inv_cap = 1.0f / cap;
+  for (int64_t i = 0; i < n; ++i) scores[i] = cap * tanh_f32(scores[i] * scale * inv_cap);
 }
 
 }  // namespace

@@ -12,6 +12,12 @@ float ModelConfig::query_scale() const {
   return attn_scale > 0.0f ? attn_scale : 1.0f / std::sqrt(static_cast<float>(head_dim));
 }
 
+int ModelConfig::local_layers() const {
+  int n = 0;
+  for (const LayerConfig& layer : layers) n += layer.window > 0;
+  return n;
+}
+
 ConfigKeys ConfigKeys::reader(const GgufFile& file, std::string arch) { return ConfigKeys(&file, nullptr, std::move(arch)); }
 ConfigKeys ConfigKeys::writer(GgufWriter* out, std::string arch) { return ConfigKeys(nullptr, out, std::move(arch)); }
 

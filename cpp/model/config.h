@@ -75,6 +75,7 @@ struct ModelConfig {
   int kv_dim() const { return n_kv_heads * head_dim; }
   int layer_kv_dim(int l) const { return layers[l].n_kv_heads * head_dim; }
   float query_scale() const;  // attn_scale, or 1/sqrt(head_dim)
+  int local_layers() const;   // layers with a sliding window
 };
 
 // The metadata keys of an architecture, "<arch>.<suffix>", each bound to its

@@ -190,7 +190,8 @@ void Forward::output(const Tensor& norm, const Tensor& w_out) {
 void Forward::cap_logits(float cap) {
   const int first = all_logits_ ? 0 : n - 1;
   const int64_t count = static_cast<int64_t>(n - first) * config.n_vocab;
-  for (int64_t i = 0; i < count; ++i) logits_[i] = cap * tanh_f32(logits_[i] / cap);
+  const float inv_cap = 1.0f / cap;  // a multiplication, as llama.cpp
+  for (int64_t i = 0; i < count; ++i) logits_[i] = cap * tanh_f32(logits_[i] * inv_cap);
 }
 
 void Forward::scale_logits(float scale) {

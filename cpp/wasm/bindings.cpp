@@ -125,6 +125,7 @@ class WasmEngine {
     out.set("headSize", c.head_dim);
     out.set("feedForwardSize", c.ffn_dim);
     out.set("trainingContext", c.n_ctx_train);
+    out.set("slidingWindow", c.local_layers() > 0 ? c.sliding_window : 0);
     out.set("contextSize", engine_.n_ctx());
     out.set("threads", engine_.n_threads());
     // The kernels' ISA: "relaxed" in the relaxed-SIMD build, else "simd128".
