@@ -6,7 +6,7 @@
 import { LLM as BaseLLM } from './llm.js';
 import { browserPlatform } from './browser/platform.js';
 
-export { AbortError, GenerationError, LoadError } from './errors.js';
+export { AbortError, GenerationError, LLMError, LoadError } from './errors.js';
 export { DEFAULT_MODEL, MODELS } from './registry.js';
 
 export class LLM extends BaseLLM {

@@ -18,14 +18,17 @@ export class WorkerClient {
     const offs = [];
     try {
       await new Promise((resolve, reject) => {
-        const fail = (message, cause) => reject(new LoadError(`cannot start the engine worker: ${message}`, { cause }));
+        const fail = (message, cause) => reject(new LoadError(`cannot start the engine worker: ${message}`, {
+          code: 'worker_failed',
+          cause,
+        }));
         offs.push(port.on('message', (msg) => {
           if (msg.type === 'ready') resolve();
           else if (msg.type === 'init-error') fail(msg.message);
         }));
         offs.push(port.on('error', (error) => fail(error?.message ?? String(error), error)));
         offs.push(port.on('exit', (code) => fail(`it exited with code ${code}`)));
-        const onAbort = () => reject(new AbortError('loading was aborted'));
+        const onAbort = () => reject(new AbortError('loading was aborted', { cause: signal.reason }));
         if (signal?.aborted) onAbort();
         signal?.addEventListener('abort', onAbort, { once: true });
         offs.push(() => signal?.removeEventListener('abort', onAbort));
@@ -43,10 +46,10 @@ export class WorkerClient {
     this.port = port;
     this.nextId = 1;
     this.pending = new Map();  // id → {resolve, reject, onEvent, kind, cleanup}
-    this.deathError = null;
+    this.death = null;  // {code, message, cause} once the worker is gone
     port.on('message', (msg) => this.#onMessage(msg));
-    port.on('error', (error) => this.#onDeath(error instanceof Error ? error : new Error(error?.message ?? 'worker error')));
-    port.on('exit', (code) => this.#onDeath(new Error(`the engine worker exited with code ${code}`)));
+    port.on('error', (error) => this.#onDeath('worker_failed', error?.message ?? 'worker error', error));
+    port.on('exit', (code) => this.#onDeath('worker_failed', `the engine worker exited with code ${code}`));
     port.unref();  // an idle model must not keep a Node process alive
   }
 
@@ -54,13 +57,13 @@ export class WorkerClient {
   // messages. `kind` ('load' or 'generation') picks the error type if the
   // worker dies. `transfer` lists objects to move to the worker.
   request(type, payload, { signal, onEvent, kind = 'generation', transfer = [] } = {}) {
-    if (this.deathError) return Promise.reject(deathErrorFor(kind, this.deathError));
-    if (signal?.aborted) return Promise.reject(new AbortError());
+    if (this.death) return Promise.reject(requestError(kind, 'the engine is not available', this.death));
+    if (signal?.aborted) return Promise.reject(new AbortError(undefined, { cause: signal.reason }));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.port.post({ type: 'abort', id });
-        this.#settle(id, () => reject(new AbortError()));
+        this.#settle(id, () => reject(new AbortError(undefined, { cause: signal.reason })));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       const cleanup = () => signal?.removeEventListener('abort', onAbort);
@@ -69,14 +72,16 @@ export class WorkerClient {
       try {
         this.port.post({ id, type, ...payload }, transfer);
       } catch (error) {
-        this.#settle(id, () => reject(deathErrorFor(kind, error)));
+        // Something in the request cannot be sent (a locked stream, a value that does not clone).
+        const failure = { code: 'invalid_argument', message: error.message, cause: error };
+        this.#settle(id, () => reject(requestError(kind, 'cannot send the request to the engine worker', failure)));
       }
     });
   }
 
   // Stops the worker; pending and later requests reject.
   async terminate() {
-    this.#onDeath(new Error('the model was disposed'));
+    this.#onDeath('disposed', 'the model was disposed');
     await this.port.terminate();
   }
 
@@ -97,13 +102,17 @@ export class WorkerClient {
     settle();
   }
 
-  #onDeath(error) {
-    this.deathError ??= error;
-    for (const [id, entry] of this.pending) this.#settle(id, () => entry.reject(deathErrorFor(entry.kind, error)));
+  // code: 'disposed' or 'worker_failed'.
+  #onDeath(code, message, cause) {
+    this.death ??= { code, message, cause };
+    const error = (kind) => requestError(kind, 'the engine is not available', this.death);
+    for (const [id, entry] of this.pending) this.#settle(id, () => entry.reject(error(entry.kind)));
   }
 }
 
-function deathErrorFor(kind, cause) {
-  const message = `the engine is not available: ${cause.message}`;
-  return kind === 'load' ? new LoadError(message, { cause }) : new GenerationError(message, { cause });
+// The LoadError or GenerationError (by `kind`) for a request that failed on
+// this side: "<context>: <message>", with the failure's code and cause.
+function requestError(kind, context, { code, message, cause }) {
+  const ErrorType = kind === 'load' ? LoadError : GenerationError;
+  return new ErrorType(`${context}: ${message}`, { code, cause });
 }

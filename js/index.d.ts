@@ -81,6 +81,30 @@ export interface GenerateOptions {
   signal?: AbortSignal;
   /** Called with each piece of text as it is produced. */
   onToken?: (piece: string) => void;
+  /**
+   * Called once with the generation's stats when it has finished, before the call resolves
+   * (not when it fails or is aborted).
+   */
+  onStats?: (stats: GenerationStats) => void;
+}
+
+export interface TokenizeOptions {
+  /** Add BOS etc. as the vocabulary asks (default true). */
+  addSpecial?: boolean;
+  /** Control-token text becomes control tokens (default true). */
+  parseSpecial?: boolean;
+}
+
+export interface FormatChatOptions {
+  /** End the prompt where the assistant's reply begins (default true). */
+  addGenerationPrompt?: boolean;
+}
+
+export interface BenchOptions {
+  /** Prompt tokens to prefill (pseudo-random ids). */
+  promptTokens: number;
+  /** Greedy decode steps after the prefill; both must fit the context. */
+  generateTokens: number;
 }
 
 export interface ChatMessage {
@@ -88,6 +112,7 @@ export interface ChatMessage {
   content: string;
 }
 
+/** The figures of one generation: `onStats`, or the value a stream returns. */
 export interface GenerationStats {
   promptTokens: number;
   generatedTokens: number;
@@ -178,31 +203,37 @@ export interface ModelCache {
 }
 
 export class LLM {
-  /** Loads a GGUF model. Rejects with LoadError or AbortError. */
+  /** Loads a GGUF model. Rejects with LoadError or AbortError; a bad argument is a TypeError or RangeError. */
   static load(source: ModelSource, options?: LoadOptions): Promise<LLM>;
   /** The download cache: a folder in Node, the origin private file system (OPFS) in browsers. */
   static readonly cache: ModelCache;
   readonly info: Readonly<ModelInfo>;
-  /** Figures of the last finished generation. */
-  readonly lastStats?: GenerationStats;
-  /** The continuation of `prompt`. Rejects with AbortError or GenerationError. */
+  /**
+   * The continuation of `prompt`. Rejects with AbortError or GenerationError; a bad argument
+   * (an unknown option, a value of the wrong type) is a TypeError or RangeError.
+   */
   generate(prompt: string, options?: GenerateOptions): Promise<string>;
-  /** The continuation as it is produced; leaving the loop early aborts the generation. */
-  stream(prompt: string, options?: GenerateOptions): AsyncGenerator<string, void, undefined>;
+  /**
+   * The continuation as it is produced; leaving the loop early aborts the generation. The
+   * iterator's return value (the `value` of its last result, `done: true`) is the stats.
+   */
+  stream(prompt: string, options?: GenerateOptions): AsyncGenerator<string, GenerationStats, undefined>;
   /** The assistant's reply to the conversation, formatted with the model's chat template. */
   chat(messages: readonly ChatMessage[], options?: GenerateOptions): Promise<string>;
-  /** chat() as an async iterator of text pieces. */
-  chatStream(messages: readonly ChatMessage[], options?: GenerateOptions): AsyncGenerator<string, void, undefined>;
+  /** chat() as an async iterator of text pieces, returning the stats as stream() does. */
+  chatStream(
+    messages: readonly ChatMessage[], options?: GenerateOptions,
+  ): AsyncGenerator<string, GenerationStats, undefined>;
   /** The prompt text chat() generates from. */
-  formatChat(messages: readonly ChatMessage[], options?: { addGenerationPrompt?: boolean }): string;
-  tokenize(text: string, options?: { addSpecial?: boolean; parseSpecial?: boolean }): Promise<number[]>;
+  formatChat(messages: readonly ChatMessage[], options?: FormatChatOptions): string;
+  tokenize(text: string, options?: TokenizeOptions): Promise<number[]>;
   detokenize(ids: readonly number[] | Int32Array | Uint32Array): Promise<string>;
   /**
    * Speed benchmark, timed in the engine as the CLI's `bench` times it: a prefill of
    * `promptTokens` pseudo-random tokens, then `generateTokens` greedy decode steps,
    * after an untimed warm-up, repeated while short (the median run is reported).
    */
-  bench(options: { promptTokens: number; generateTokens: number }): Promise<BenchResult>;
+  bench(options: BenchOptions): Promise<BenchResult>;
   /** Stops the engine worker and frees its memory; pending requests reject. */
   dispose(): Promise<void>;
 }
@@ -219,17 +250,75 @@ export interface RegistryModel {
 export const MODELS: Readonly<Record<string, RegistryModel>>;
 export const DEFAULT_MODEL: string;
 
-/** Loading failed; `cause` holds the underlying error, `status` the HTTP status if any. */
-export class LoadError extends Error {
+/**
+ * What went wrong, for code to branch on (`error.code`); the message says it for people.
+ * - `invalid_argument`: an argument or option is invalid. Found in JS: a TypeError or
+ *   RangeError with this code; found by the engine (e.g. topP above 1, a context larger
+ *   than the model's training context): an LLMError.
+ * - `not_found`: HTTP 404 or 410, a file that does not exist, a name that is no model.
+ * - `http_error`: any other HTTP error status; `status` has it.
+ * - `network`: the request failed, or the download broke off and could not be resumed.
+ * - `io`: a local file, or a stream or Blob given as the source, could not be read.
+ * - `bad_file`: not a GGUF file, or truncated, or inconsistent.
+ * - `unsupported`: a valid file whose architecture, tensor type or version the engine lacks.
+ * - `sha256_mismatch`: the bytes are not the file the expected sha256 names.
+ * - `out_of_memory`: the model and its context do not fit the memory (the 4 GB wasm
+ *   memory, or `memoryLimit`).
+ * - `context_full`: the prompt does not fit the context.
+ * - `aborted`: the AbortSignal fired, or the consumer of a stream left its loop.
+ * - `disposed`: the model was disposed before or while the call ran.
+ * - `worker_failed`: the engine worker could not start (its script or the wasm binary did
+ *   not load), or it died.
+ * - `internal`: a bug in wasm-llm; please report it.
+ */
+export type ErrorCode =
+  | 'invalid_argument'
+  | 'not_found'
+  | 'http_error'
+  | 'network'
+  | 'io'
+  | 'bad_file'
+  | 'unsupported'
+  | 'sha256_mismatch'
+  | 'out_of_memory'
+  | 'context_full'
+  | 'aborted'
+  | 'disposed'
+  | 'worker_failed'
+  | 'internal';
+
+/** The codes a LoadError carries: all but those of a running model, and AbortError's. */
+export type LoadErrorCode = Exclude<ErrorCode, 'context_full' | 'disposed' | 'aborted'>;
+
+/** The codes a GenerationError carries (it is also what tokenize, detokenize and bench reject with). */
+export type GenerationErrorCode = 'invalid_argument' | 'context_full' | 'disposed' | 'worker_failed' | 'internal';
+
+/** Base class of the errors wasm-llm rejects with. */
+export class LLMError extends Error {
+  name: 'LLMError' | 'LoadError' | 'AbortError' | 'GenerationError';
+  readonly code: ErrorCode;
+  /** The underlying error, when there is one (a fetch failure, the engine's status, the abort reason). */
+  readonly cause?: unknown;
+}
+
+/** Loading failed. `status` is the HTTP status, if there was one. */
+export class LoadError extends LLMError {
   name: 'LoadError';
-  status?: number;
+  readonly code: LoadErrorCode;
+  readonly status?: number;
 }
 
-export class AbortError extends Error {
+/**
+ * The request was aborted: its AbortSignal fired (`cause` is the signal's reason), or the
+ * consumer of a stream left its loop. Named like fetch's AbortError.
+ */
+export class AbortError extends LLMError {
   name: 'AbortError';
-  code: 'ABORT_ERR';
+  readonly code: 'aborted';
 }
 
-export class GenerationError extends Error {
+/** A generation, or another request on a loaded model, failed. */
+export class GenerationError extends LLMError {
   name: 'GenerationError';
+  readonly code: GenerationErrorCode;
 }

@@ -4,7 +4,7 @@
 import { LLM as BaseLLM } from './llm.js';
 import { nodePlatform } from './node/platform.js';
 
-export { AbortError, GenerationError, LoadError } from './errors.js';
+export { AbortError, GenerationError, LLMError, LoadError } from './errors.js';
 export { DEFAULT_MODEL, MODELS } from './registry.js';
 
 export class LLM extends BaseLLM {

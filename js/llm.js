@@ -5,21 +5,33 @@
 //     resolveSource(source, options) → {description, transfer}, cache }
 import { ChatFormatter } from './chat.js';
 import { WorkerClient } from './client.js';
-import { AbortError } from './errors.js';
+import { AbortError, asInvalidArgument } from './errors.js';
+import {
+  BENCH_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames,
+} from './option-names.js';
 import { generateOptions, loadOptions } from './options.js';
 
 export class LLM {
   // Loads a GGUF model (see index.d.ts for the sources and options).
   static async load(source, options = {}) {
     const platform = this.platform;
-    const opts = loadOptions(options, platform.defaultThreads());
+    const opts = checkArguments(() => {
+      checkOptionNames(options, LOAD_OPTIONS, 'load');
+      return loadOptions(options, platform.defaultThreads());
+    });
     const { signal, onProgress } = options;
-    if (signal?.aborted) throw new AbortError('loading was aborted');
+    throwIfAborted(signal);
     // More than one thread needs the pthreads build (and, in a browser, cross-origin isolation).
     const threads = platform.threadsSupported() ? opts.threads : 1;
+    let resolved;
+    try {
+      resolved = await platform.resolveSource(source, { ...options, ...opts });
+    } catch (error) {
+      throw asInvalidArgument(error);  // a source of no kind LLM.load takes is a TypeError
+    }
     // A registry name brings its own sha256.
-    const { description, transfer, sha256 } = await platform.resolveSource(source, { ...options, ...opts });
-    if (signal?.aborted) throw new AbortError('loading was aborted');
+    const { description, transfer, sha256 } = resolved;
+    throwIfAborted(signal);
     const variant = threads > 1 ? 'mt' : 'st';
     const client = await WorkerClient.start(await platform.startWorker(variant, threads, opts.relaxedSimd), { signal });
     try {
@@ -46,34 +58,44 @@ export class LLM {
 
   // Generates a continuation of `prompt` and resolves with its text.
   async generate(prompt, options = {}) {
-    if (typeof prompt !== 'string') throw new TypeError('prompt must be a string');
-    const { signal, onToken } = options;
-    let text = '';
-    const stats = await this.client.request(
-      'generate',
-      { prompt, options: generateOptions(options) },
-      {
-        signal,
-        onEvent: (msg) => {
-          text += msg.text;
-          onToken?.(msg.text);
-        },
-      },
-    );
-    this.lastStats = stats;
-    return text;
+    return (await this.#generate(prompt, options)).text;
   }
 
-  // Like generate(), as an async iterator of text pieces. Leaving the loop
-  // early aborts the generation.
+  // Like generate(), as an async iterator of text pieces; it returns the
+  // generation's stats. Leaving the loop early aborts the generation.
   stream(prompt, options = {}) {
-    return streamOf((onToken, signal) => this.generate(prompt, { ...options, onToken, signal }), options.signal);
+    const run = async (onToken, signal) => (await this.#generate(prompt, { ...options, onToken, signal })).stats;
+    return streamOf(run, options.signal);
+  }
+
+  // Runs one generation: {text, stats}. options.onStats gets the stats
+  // before the call resolves.
+  async #generate(prompt, options) {
+    const engineOptions = checkArguments(() => {
+      if (typeof prompt !== 'string') throw new TypeError('prompt must be a string');
+      checkOptionNames(options, GENERATE_OPTIONS, 'generate');
+      return generateOptions(options);
+    });
+    const { signal, onToken, onStats } = options;
+    let text = '';
+    const stats = await this.client.request('generate', { prompt, options: engineOptions }, {
+      signal,
+      onEvent: (msg) => {
+        text += msg.text;
+        onToken?.(msg.text);
+      },
+    });
+    onStats?.(stats);
+    return { text, stats };
   }
 
   // The conversation `messages` ([{role, content}]) formatted with the
   // model's chat template, ready for generate() or stream().
-  formatChat(messages, { addGenerationPrompt = true } = {}) {
-    return this.chatFormatter.format(messages, { addGenerationPrompt });
+  formatChat(messages, options = {}) {
+    return checkArguments(() => {
+      checkOptionNames(options, FORMAT_CHAT_OPTIONS, 'formatChat');
+      return this.chatFormatter.format(messages, { addGenerationPrompt: options.addGenerationPrompt ?? true });
+    });
   }
 
   // The assistant's reply to `messages`; options as generate()'s.
@@ -81,7 +103,7 @@ export class LLM {
     return this.generate(...this.#chatPrompt(messages, options));
   }
 
-  // The reply as an async iterator of text pieces.
+  // The reply as an async iterator of text pieces, returning the stats.
   chatStream(messages, options = {}) {
     return this.stream(...this.#chatPrompt(messages, options));
   }
@@ -101,15 +123,19 @@ export class LLM {
 
   // Token ids of `text`. addSpecial: add BOS etc. as the vocabulary asks;
   // parseSpecial: control-token text becomes control tokens.
-  tokenize(text, { addSpecial = true, parseSpecial = true } = {}) {
-    if (typeof text !== 'string') return Promise.reject(new TypeError('text must be a string'));
+  async tokenize(text, options = {}) {
+    checkArguments(() => {
+      if (typeof text !== 'string') throw new TypeError('text must be a string');
+      checkOptionNames(options, TOKENIZE_OPTIONS, 'tokenize');
+    });
+    const { addSpecial = true, parseSpecial = true } = options;
     return this.client.request('tokenize', { text, addSpecial, parseSpecial });
   }
 
-  detokenize(ids) {
-    if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) {
-      return Promise.reject(new TypeError('ids must be an array of token ids'));
-    }
+  async detokenize(ids) {
+    checkArguments(() => {
+      if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw new TypeError('ids must be an array of token ids');
+    });
     return this.client.request('detokenize', { ids: Array.from(ids) });
   }
 
@@ -118,10 +144,15 @@ export class LLM {
   // greedy decode steps (they must fit the context), after a warm-up and
   // repeated while short. Resolves to {promptTokens, generatedTokens,
   // prefillSeconds, decodeSeconds (the median run's), runs, threadsUsed}.
-  bench({ promptTokens, generateTokens }) {
-    for (const [name, n] of Object.entries({ promptTokens, generateTokens })) {
-      if (!Number.isInteger(n) || n < 1) return Promise.reject(new RangeError(`${name} must be a positive integer`));
-    }
+  async bench(options = {}) {
+    const { promptTokens, generateTokens } = checkArguments(() => {
+      checkOptionNames(options, BENCH_OPTIONS, 'bench');
+      for (const name of BENCH_OPTIONS) {
+        const n = options[name];
+        if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer`);
+      }
+      return options;
+    });
     return this.client.request('bench', { promptTokens, generateTokens });
   }
 
@@ -131,13 +162,14 @@ export class LLM {
   }
 }
 
-// An async iterator over the pieces run(onToken, signal) produces. Breaking
-// out of the loop aborts run through its signal.
+// An async iterator over the pieces run(onToken, signal) produces, returning
+// what run resolves to. Breaking out of the loop aborts run through its signal.
 async function* streamOf(run, outerSignal) {
   const pieces = [];
   let wake = null;
   let finished = false;
   let failure = null;
+  let result;
   const stop = new AbortController();
   const signal = outerSignal ? anySignal(outerSignal, stop.signal) : stop.signal;
   const notify = () => {
@@ -148,8 +180,9 @@ async function* streamOf(run, outerSignal) {
     pieces.push(piece);
     notify();
   }, signal).then(
-    () => {
+    (value) => {
       finished = true;
+      result = value;
       notify();
     },
     (error) => {
@@ -165,12 +198,27 @@ async function* streamOf(run, outerSignal) {
       else await new Promise((resolve) => (wake = resolve));
     }
     if (failure) throw failure;
+    return result;
   } finally {
     if (!finished) {
       stop.abort();
       await done;
     }
   }
+}
+
+// The value of check(), which checks a call's arguments; a TypeError or
+// RangeError it throws gets the code 'invalid_argument'.
+function checkArguments(check) {
+  try {
+    return check();
+  } catch (error) {
+    throw asInvalidArgument(error);
+  }
+}
+
+function throwIfAborted(signal) {
+  if (signal?.aborted) throw new AbortError('loading was aborted', { cause: signal.reason });
 }
 
 // An AbortSignal that fires when either signal does (AbortSignal.any needs Node 20).

@@ -5,7 +5,7 @@
 // `size` is undefined when the length is not known in advance.
 // Everything here works in Node and in browsers; platform readers (files,
 // OPFS) have the same shape.
-import { LoadError } from './errors.js';
+import { LoadError, httpErrorCode } from './errors.js';
 
 const COPY_BUFFER_BYTES = 4 << 20;
 
@@ -95,7 +95,10 @@ export async function openUrlReader(url, signal, { maxResumes = 5 } = {}) {
         } catch (error) {
           if (signal.aborted) throw error;
           if (size === undefined || resumes >= maxResumes) {
-            throw new LoadError(`download of ${url} failed at byte ${position}: ${error.message}`, { cause: error });
+            throw new LoadError(`download of ${url} failed at byte ${position}: ${error.message}`, {
+              code: 'network',
+              cause: error,
+            });
           }
           resumes += 1;
           body.close();
@@ -103,6 +106,7 @@ export async function openUrlReader(url, signal, { maxResumes = 5 } = {}) {
           if (response.status !== 206) {
             response.body?.cancel().catch(() => {});
             throw new LoadError(`${url}: the server ignored the Range request to resume at byte ${position}`, {
+              code: 'network',
               status: response.status,
             });
           }
@@ -120,11 +124,15 @@ async function request(url, signal, from) {
     response = await fetch(url, { headers: from > 0 ? { Range: `bytes=${from}-` } : {}, signal });
   } catch (error) {
     if (signal.aborted) throw error;
-    throw new LoadError(`cannot fetch ${url}: ${error.cause?.message ?? error.message}`, { cause: error });
+    throw new LoadError(`cannot fetch ${url}: ${error.cause?.message ?? error.message}`, {
+      code: 'network',
+      cause: error,
+    });
   }
   if (!response.ok) {
     response.body?.cancel().catch(() => {});
     throw new LoadError(`cannot fetch ${url}: HTTP ${response.status} ${response.statusText}`.trim(), {
+      code: httpErrorCode(response.status),
       status: response.status,
     });
   }

@@ -7,8 +7,9 @@
 //
 //   node tools/serve.mjs [--port N] [--host H] [--no-isolation] [--models DIR] [--demo]
 //
-// --demo prints the demo page's URL (web-demo/); `npm run demo` uses it. When
-// the port is taken and none was asked for, the next free one is used.
+// --demo serves the demo page (web-demo/) at the root too (/ redirects to it)
+// and prints its URL first; `npm run demo` uses it. When the port is taken
+// and none was asked for, the next free one is used.
 //
 // Tests start it in-process: `const server = await startServer({port: 0})`.
 import fs from 'node:fs';
@@ -44,6 +45,9 @@ const ISOLATION_HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
+// Where the demo page is, from the root.
+const DEMO_PATH = '/web-demo/';
+
 // The URL path of the models folder, on every response (see startServer).
 export const MODELS_HEADER = 'X-Wasm-Llm-Models';
 
@@ -53,6 +57,7 @@ export const MODELS_HEADER = 'X-Wasm-Llm-Models';
 //   mounts: more folders, {'/prefix/': folder}
 //   port (default 8080; 0 picks a free one), host (default 127.0.0.1)
 //   isolated: send the cross-origin isolation headers (default true)
+//   home: a URL path the root (/) redirects to, e.g. '/web-demo/' (default: none)
 //   onRequest({method, path, range}): called for every request (tests count them)
 // Resolves to {url, port, close()}; close() also ends open connections.
 export async function startServer({
@@ -62,6 +67,7 @@ export async function startServer({
   host = '127.0.0.1',
   mounts = {},
   isolated = true,
+  home,
   onRequest = () => {},
 } = {}) {
   // Longest prefix first, so '/models/' wins over '/'.
@@ -78,6 +84,10 @@ export async function startServer({
     const headers = { 'Cache-Control': 'no-store', ...(isolated ? ISOLATION_HEADERS : {}), ...modelsHeader };
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...headers, Allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (home && urlPath === '/') {
+      res.writeHead(302, { ...headers, Location: home }).end();
       return;
     }
     const file = resolveFile(folders, urlPath);
@@ -188,6 +198,7 @@ function parseArgs(argv) {
 
 // startServer on the port asked for, or from 8080 up to the first free one.
 async function listenOnFreePort({ demo, ...options }) {
+  if (demo) options.home = DEMO_PATH;
   if (options.port !== undefined) return startServer(options);
   for (let port = 8080; ; port++) {
     try {
@@ -203,10 +214,12 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const server = await listenOnFreePort(options);
   const isolated = options.isolated !== false;
   const isolation = isolated ? 'cross-origin isolated' : 'not cross-origin isolated';
-  console.log(`serving ${options.root ?? repoRoot} at ${server.url} (${isolation})`);
   if (options.demo) {
-    console.log(`\ndemo: ${server.url}web-demo/  (${isolated ? 'threaded' : 'single-thread'} build)`);
+    console.log(`demo: ${new URL(DEMO_PATH, server.url)}  (${isolated ? 'threaded' : 'single-thread'} build)`);
+    console.log(`\nserving ${options.root ?? repoRoot} at ${server.url} (${isolation}); / redirects to the demo`);
     if (isolated) console.log('single-thread, as on a static host without COOP/COEP: node tools/serve.mjs --demo --no-isolation');
     console.log('stop with Ctrl+C');
+  } else {
+    console.log(`serving ${options.root ?? repoRoot} at ${server.url} (${isolation})`);
   }
 }

@@ -3,7 +3,7 @@
 // a time; body[data-state] says which ('idle', 'loading' or 'generating') and
 // the buttons follow it. Every failure ends in a readable message and back
 // in 'idle', so the page stays usable.
-import { AbortError, LLM } from '../js/browser.js';
+import { LLM } from '../js/browser.js';
 import { CachePanel } from './cache-panel.js';
 import { CompletionView } from './completion.js';
 import { Conversation } from './conversation.js';
@@ -91,8 +91,9 @@ async function loadModel(source, label) {
     stats.showModel(page.llm.info);
   } catch (error) {
     const { title, detail } = loadErrorText(error, label);
-    $('model-status').textContent = error instanceof AbortError ? title : 'No model loaded.';
-    if (!(error instanceof AbortError)) showError({ title, detail });
+    const aborted = error?.code === 'aborted';
+    $('model-status').textContent = aborted ? title : 'No model loaded.';
+    if (!aborted) showError({ title, detail });
   } finally {
     progress.hide();
     await cache.refresh();  // a download was added to it
@@ -112,7 +113,8 @@ async function generate() {
   const controller = new AbortController();
   page.running = controller;
   setState('generating');
-  const options = { ...settings.generateOptions(), signal: controller.signal };
+  let finished = null;  // the generation's stats, once it has ended
+  const options = { ...settings.generateOptions(), signal: controller.signal, onStats: (s) => (finished = s) };
   const view = chat ? conversation : completion;
   const onPiece = stats.startGeneration();
   $('generation-status').textContent = 'Generating…';
@@ -130,13 +132,13 @@ async function generate() {
       onPiece();
     }
     view.end();
-    const { generatedTokens, stopReason } = page.llm.lastStats;
-    stats.finish(page.llm.lastStats);
+    const { generatedTokens, stopReason } = finished;
+    stats.finish(finished);
     $('generation-status').textContent =
       `Done: ${generatedTokens} tokens, ${STOP_REASON_TEXT[stopReason] ?? stopReason}.`;
   } catch (error) {
     stats.interrupted();
-    if (error instanceof AbortError) {
+    if (error?.code === 'aborted') {
       view.end({ stopped: true });
       $('generation-status').textContent = 'Stopped.';
     } else {

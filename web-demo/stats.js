@@ -2,7 +2,7 @@
 // threads in use and build (threaded or not, and its kernels). While a
 // generation streams, decode speed and the token count are estimated from the
 // pieces seen so far (one piece per token, except while a UTF-8 character is
-// incomplete); when it ends, the engine's own counts and times (llm.lastStats)
+// incomplete); when it ends, the engine's own counts and times (its stats)
 // replace the estimates.
 import { formatBytes, formatRate } from './format.js';
 
@@ -44,7 +44,7 @@ export class Stats {
     };
   }
 
-  // The generation finished: the engine's figures (llm.lastStats).
+  // The generation finished: the engine's figures (its stats, from onStats).
   finish(stats) {
     this.#set('prefill', `${formatRate(stats.promptTokens, stats.prefillSeconds)} tok/s`);
     this.cells.prefill.title = `${stats.promptTokens} prompt tokens in ${stats.prefillSeconds.toFixed(3)} s`;

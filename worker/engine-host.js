@@ -5,7 +5,7 @@
 // in Node's worker_threads worker and in the browser's Web Worker; what
 // differs is passed in: the wasm module, readers for platform sources (files,
 // OPFS) and the download cache.
-import { AbortError, ErrorCode, EngineError, GenerationError, LoadError, checkStatus } from '../js/errors.js';
+import { AbortError, GenerationError, LoadError, checkStatus } from '../js/errors.js';
 import { blobReader, openUrlReader, streamReader, tapReader } from '../js/readers.js';
 
 const FIRST_PREFIX_BYTES = 1 << 20;  // most GGUF headers fit in 1 MiB
@@ -67,7 +67,9 @@ export class EngineHost {
       const digest = hasher?.hexDigest();
       hasher?.delete();
       if (wantHash && digest !== wantHash) {
-        throw new LoadError(`the file's sha256 is ${digest}, not the expected ${wantHash}`);
+        throw new LoadError(`the file's sha256 is ${digest}, not the expected ${wantHash}`, {
+          code: 'sha256_mismatch',
+        });
       }
       onProgress({ phase: 'init', loaded: this.#fileEnd(), total: reader.size ?? this.#fileEnd() });
       this.#check(this.engine.finishLoad());
@@ -97,12 +99,14 @@ export class EngineHost {
         return { reader: tapReader(reader, (bytes) => writer.write(bytes)), writer, from: 'network' };
       }
       case 'stream':
-        return { reader: streamReader(source.stream, source.size), from: 'local' };
+        return { reader: callerSourceReader(streamReader(source.stream, source.size)), from: 'local' };
       case 'blob':
-        return { reader: blobReader(source.blob), from: 'local' };
+        return { reader: callerSourceReader(blobReader(source.blob)), from: 'local' };
       default: {
         const open = this.platform.readers[source.kind];
-        if (!open) throw new LoadError(`this platform cannot load a source of kind '${source.kind}'`);
+        if (!open) {
+          throw new LoadError(`this platform cannot load a source of kind '${source.kind}'`, { code: 'internal' });
+        }
         return { reader: await open(source), from: 'local' };
       }
     }
@@ -137,7 +141,7 @@ export class EngineHost {
       // message says where the file is truncated.
       const ended = prefix.length < want;
       const status = this.#beginLoadWith(prefix, ended ? prefix.length : fileSize, options);
-      if (status.code === ErrorCode.NEED_MORE_DATA && !ended && status.neededBytes > want) {
+      if (status.code === 'need_more_data' && !ended && status.neededBytes > want) {
         want = Math.min(fileSize, status.neededBytes);
         continue;
       }
@@ -183,6 +187,7 @@ export class EngineHost {
       if (n === 0) {
         throw new LoadError(
           `the file is truncated: it ends at byte ${offset + written} but its tensor data ends at byte ${offset + size}`,
+          { code: 'bad_file' },
         );
       }
       written += n;
@@ -198,7 +203,7 @@ export class EngineHost {
     try {
       checkStatus(status);
     } catch (error) {
-      throw new LoadError(`cannot load the model: ${error.message}`, { cause: error });
+      throw new LoadError(`cannot load the model: ${error.message}`, { code: error.code, cause: error });
     }
   }
 
@@ -260,9 +265,25 @@ function checkRequest(status) {
   try {
     return checkStatus(status);
   } catch (error) {
-    if (error instanceof EngineError) throw new GenerationError(error.message, { cause: error });
-    throw error;
+    throw new GenerationError(error.message, { code: error.code, cause: error });
   }
+}
+
+// A reader of a source the caller handed over (bytes, a Blob, a stream):
+// if it fails, say so with code 'io' (the caller's stream errored, a File
+// changed on disk).
+function callerSourceReader(reader) {
+  return {
+    size: reader.size,
+    async read(dst) {
+      try {
+        return await reader.read(dst);
+      } catch (error) {
+        throw new LoadError(`cannot read the model source: ${error?.message ?? error}`, { code: 'io', cause: error });
+      }
+    },
+    close: () => reader.close(),
+  };
 }
 
 function throwIfAborted(signal) {
@@ -286,7 +307,7 @@ async function skip(reader, bytes) {
   const scratch = new Uint8Array(Math.min(Math.max(bytes, 0), 1 << 16));
   while (bytes > 0) {
     const n = await reader.read(scratch.subarray(0, Math.min(bytes, scratch.length)));
-    if (n === 0) throw new LoadError('the file ends before its tensor data');
+    if (n === 0) throw new LoadError('the file ends before its tensor data', { code: 'bad_file' });
     bytes -= n;
   }
 }

@@ -7,16 +7,11 @@ namespace wllm {
 
 const char* error_code_name(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return "ok";
-    case ErrorCode::kInvalidArgument: return "invalid_argument";
-    case ErrorCode::kBadFile: return "bad_file";
-    case ErrorCode::kUnsupported: return "unsupported";
-    case ErrorCode::kOutOfMemory: return "out_of_memory";
-    case ErrorCode::kContextFull: return "context_full";
-    case ErrorCode::kAborted: return "aborted";
-    case ErrorCode::kIo: return "io";
-    case ErrorCode::kNeedMoreData: return "need_more_data";
-    case ErrorCode::kInternal: return "internal";
+#define WLLM_ERROR_CODE(enumerator, number, name) \
+  case ErrorCode::enumerator:                     \
+    return name;
+#include "core/error_codes.def"
+#undef WLLM_ERROR_CODE
   }
   return "unknown";
 }

@@ -14,20 +14,14 @@
 
 namespace wllm {
 
-// Error codes are part of the public contract: the JS layer mirrors them.
+// Error codes are part of the public contract: JS errors carry their names.
 enum class ErrorCode : int {
-  kOk = 0,
-  kInvalidArgument = 1,  // a caller-supplied option or value is out of range
-  kBadFile = 2,          // the file is malformed, truncated or inconsistent
-  kUnsupported = 3,      // well-formed but uses a feature this engine lacks
-  kOutOfMemory = 4,      // the model or context does not fit
-  kContextFull = 5,      // the prompt or generation exceeds the context
-  kAborted = 6,          // the caller asked to stop
-  kIo = 7,               // reading or writing a file failed
-  kNeedMoreData = 8,     // a parser needs a longer prefix of the file
-  kInternal = 9,         // a bug: an invariant did not hold
+#define WLLM_ERROR_CODE(enumerator, number, name) enumerator = number,
+#include "core/error_codes.def"
+#undef WLLM_ERROR_CODE
 };
 
+// The code's name as the JS API shows it, e.g. "bad_file".
 const char* error_code_name(ErrorCode code);
 
 // printf-style formatting into a std::string (the project avoids <format>).

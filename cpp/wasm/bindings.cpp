@@ -1,8 +1,9 @@
 // Embind bindings: the Engine as JS sees it from inside the worker.
 //
 // Nothing here throws into JS (design-notes §4): every call that can fail
-// returns a plain object {code, message, ...} whose numeric code mirrors
-// wllm::ErrorCode; js/engine-errors.js turns it into a typed error.
+// returns a plain object {code, message, ...} whose code is the ErrorCode's
+// name ("ok", "bad_file", ...: core/error_codes.def); js/errors.js turns it
+// into a typed error.
 // Sizes and offsets cross as doubles (exact up to 2^53) and pointers as
 // unsigned numbers, so a 4 GB heap never shows up as negative addresses.
 #include <emscripten/bind.h>
@@ -28,7 +29,7 @@ using emscripten::val;
 // {code, message} of a Status; callers add their own fields.
 val status_object(const Status& s) {
   val out = val::object();
-  out.set("code", static_cast<int>(s.code()));
+  out.set("code", std::string(error_code_name(s.code())));
   out.set("message", s.message());
   return out;
 }

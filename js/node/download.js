@@ -32,7 +32,11 @@ export async function downloadToCache(url, { cacheDir, sha256, onProgress = () =
       onProgress({ phase: 'download', loaded, total: reader.size });
     }
     const digest = hash.digest('hex');
-    if (sha256 && digest !== sha256) throw new LoadError(`${url}: the file's sha256 is ${digest}, not the expected ${sha256}`);
+    if (sha256 && digest !== sha256) {
+      throw new LoadError(`${url}: the file's sha256 is ${digest}, not the expected ${sha256}`, {
+        code: 'sha256_mismatch',
+      });
+    }
     await writer.commit({ url, size: loaded, sha256: digest, savedAt: Date.now() });
   } catch (error) {
     await writer.discard();

@@ -11,14 +11,25 @@ export async function openFileReader(path) {
     return {
       size,
       async read(dst) {
-        const { bytesRead } = await handle.read(dst, 0, dst.length, position);
-        position += bytesRead;
-        return bytesRead;
+        try {
+          const { bytesRead } = await handle.read(dst, 0, dst.length, position);
+          position += bytesRead;
+          return bytesRead;
+        } catch (error) {
+          throw readError(path, error);  // e.g. EISDIR: the path is a folder
+        }
       },
       close: () => handle.close(),
     };
   } catch (error) {
     await handle?.close();
-    throw new LoadError(`cannot read '${path}': ${error.message}`, { cause: error });
+    throw readError(path, error);
   }
+}
+
+function readError(path, error) {
+  return new LoadError(`cannot read '${path}': ${error.message}`, {
+    code: error.code === 'ENOENT' ? 'not_found' : 'io',
+    cause: error,
+  });
 }

@@ -73,7 +73,9 @@ export const nodePlatform = {
     if (typeof source === 'string') {
       const file = path.resolve(source);
       if (!fs.existsSync(file) && !/[\\/.]/.test(source)) {
-        throw new LoadError(`'${source}' is neither a file nor a known model name (known: ${knownNames()})`);
+        throw new LoadError(`'${source}' is neither a file nor a known model name (known: ${knownNames()})`, {
+          code: 'not_found',
+        });
       }
       return { description: { kind: 'path', path: file }, transfer: [] };
     }

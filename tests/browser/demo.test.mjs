@@ -119,7 +119,7 @@ describe('cross-origin isolated page: the threaded build', () => {
     const partial = seen.filter((s) => s.state === 'generating' && s.length > 0 && s.length < expected.length);
     expect(new Set(partial.map((s) => s.length)).size).toBeGreaterThan(50);
 
-    // Every thread of the pool ran work (lastStats.threadsUsed).
+    // Every thread of the pool ran work (the stats' threadsUsed).
     const stats = await demo.stats();
     expect(stats).toMatchObject({ tokens: '200', threads: '3 of 3', build: 'threaded, relaxed SIMD' });
     expect(stats.prefill).toMatch(/^\d+(\.\d+)? tok\/s$/);
@@ -204,11 +204,11 @@ describe('cross-origin isolated page: the threaded build', () => {
     expect(await demo.text('#completion .output-text')).toBe(expected);
   });
 
-  it('shows readable errors for a file that is not GGUF, a 404, a model too large and a bad URL, and recovers', async () => {
+  it('shows readable errors for a file that is not GGUF, a 404, a model too large, a bad URL and a prompt too long, and recovers', async () => {
     const { demo, page } = t;
     await demo.loadFile({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('just some text, not a model\n') });
     expect(await demo.error()).toEqual({
-      title: 'notes.txt is not a GGUF model file.',
+      title: 'notes.txt is not a valid GGUF model file.',
       detail: "cannot load the model: not a GGUF file (the first 4 bytes are not 'GGUF')",
     });
     expect(await demo.text('#model-status')).toBe('No model loaded.');
@@ -241,6 +241,15 @@ describe('cross-origin isolated page: the threaded build', () => {
     expect(await demo.error()).toBeNull();
     await demo.generate(prompt);
     expect(await demo.text('#completion .output-text')).toBe(expected);
+
+    // A generation's error: its headline comes from the code.
+    await demo.generate('Once upon a time '.repeat(600));
+    expect(await demo.error()).toEqual({
+      title: 'The prompt is too long for the context.',
+      detail: expect.stringMatching(/^the prompt has \d+ tokens but the context holds \d+$/),
+    });
+    await demo.generate(prompt);
+    expect(await demo.error()).toBeNull();
   });
 
   it('chat mode keeps the conversation: the second reply answers both turns; New chat starts over', async () => {

@@ -46,11 +46,12 @@ function greedy(page, url, options = {}, { text = prompt, maxTokens = 200 } = {}
     async ({ url, options, prompt, maxTokens }) => {
       const llm = await window.wasmLlm.LLM.load(url, options);
       try {
-        const text = await llm.generate(prompt, { maxTokens, temperature: 0 });
+        let stats;
+        const text = await llm.generate(prompt, { maxTokens, temperature: 0, onStats: (s) => (stats = s) });
         return {
           text,
           info: llm.info,
-          stats: llm.lastStats,
+          stats,
           defaultThreads: crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency) : 1,
           isolated: crossOriginIsolated,
         };
@@ -99,13 +100,16 @@ function streamingAndAbortTests(getPage) {
           let text = '';
           let pieces = 0;
           let firstPieceBeforeEnd = null;
-          for await (const piece of llm.stream(prompt, { maxTokens: 200, temperature: 0 })) {
-            // lastStats is set only when the worker reports the generation done.
-            if (pieces === 0) firstPieceBeforeEnd = llm.lastStats === undefined;
+          let stats;
+          const stream = llm.stream(prompt, { maxTokens: 200, temperature: 0, onStats: (s) => (stats = s) });
+          for (let next = await stream.next(); ; next = await stream.next()) {
+            // The stats come when the worker reports the generation done; the
+            // stream returns them.
+            if (next.done) return { text, pieces, firstPieceBeforeEnd, generated: next.value.generatedTokens };
+            if (pieces === 0) firstPieceBeforeEnd = stats === undefined;
             pieces += 1;
-            text += piece;
+            text += next.value;
           }
-          return { text, pieces, firstPieceBeforeEnd, generated: llm.lastStats.generatedTokens };
         } finally {
           await llm.dispose();
         }

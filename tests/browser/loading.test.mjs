@@ -27,8 +27,10 @@ function inPage(body, args = {}) {
       const wasmLlm = window.wasmLlm;
       const describeError = (e) => ({
         name: e.name,
+        code: e.code,
         message: e.message,
         status: e.status,
+        isLLMError: e instanceof wasmLlm.LLMError,
         isLoadError: e instanceof wasmLlm.LoadError,
         isGenerationError: e instanceof wasmLlm.GenerationError,
       });
@@ -177,10 +179,10 @@ describe('errors', () => {
         entries: await wasmLlm.LLM.cache.list(), names: await opfsNames(),
       };
     }, { origin: t.origin });
-    expect(result.notGguf).toMatchObject({ name: 'LoadError', isLoadError: true });
+    expect(result.notGguf).toMatchObject({ name: 'LoadError', code: 'bad_file', isLLMError: true, isLoadError: true });
     expect(result.notGguf.message).toMatch(/GGUF|magic/i);
-    expect(result.missing).toMatchObject({ name: 'LoadError', isLoadError: true, status: 404 });
-    expect(result.wrongHash).toMatchObject({ name: 'LoadError', isLoadError: true });
+    expect(result.missing).toMatchObject({ name: 'LoadError', code: 'not_found', isLoadError: true, status: 404 });
+    expect(result.wrongHash).toMatchObject({ name: 'LoadError', code: 'sha256_mismatch', isLoadError: true });
     expect(result.wrongHash.message).toMatch(/sha256/);
     expect(result.afterText).toBe(expected);
     expect(result.entries).toEqual([]);
@@ -196,7 +198,31 @@ describe('errors', () => {
         onProgress: () => controller.abort(),
       }).then((llm) => llm.dispose().then(() => null), describeError);
     }, { url: MODEL_PATH });
-    expect(result).toMatchObject({ name: 'AbortError' });
+    expect(result).toMatchObject({ name: 'AbortError', code: 'aborted', isLLMError: true });
+  });
+
+  it('HTTP errors, a failed request and a generation that does not fit carry their codes', async () => {
+    const status = `${t.origin}/models/forbidden.gguf`;
+    await t.page.context().route(status, (route) => route.fulfill({ status: 403, body: 'no' }));
+    try {
+      const result = await inPage(async ({ wasmLlm, loadError, describeError }, { status, url }) => {
+        const forbidden = await loadError(status, { cache: false });
+        // A port nothing listens on: fetch itself fails.
+        const refused = await loadError('http://127.0.0.1:1/model.gguf', { cache: false });
+        const llm = await wasmLlm.LLM.load(url, { cache: false, contextSize: 16 });
+        const long = await llm.generate('Once upon a time there was a dog. '.repeat(4)).then(() => null, describeError);
+        const option = await llm.generate('Once', { max_tokens: 4 }).then(() => null, describeError);
+        await llm.dispose();
+        return { forbidden, refused, long, option };
+      }, { status, url: MODEL_PATH });
+      expect(result.forbidden).toMatchObject({ name: 'LoadError', code: 'http_error', status: 403 });
+      expect(result.refused).toMatchObject({ name: 'LoadError', code: 'network', isLLMError: true });
+      expect(result.long).toMatchObject({ name: 'GenerationError', code: 'context_full', isGenerationError: true });
+      expect(result.option).toMatchObject({ name: 'TypeError', code: 'invalid_argument', isLLMError: false });
+      expect(result.option.message).toBe("unknown generate option 'max_tokens' (did you mean 'maxTokens'?)");
+    } finally {
+      await t.page.context().unroute(status);
+    }
   });
 
   it('dispose() rejects a running and a queued generation, and later calls', async () => {
@@ -212,12 +238,12 @@ describe('errors', () => {
       return { running: await settle(running), queued: await settle(queued), later: await settle(llm.tokenize('x')) };
     }, { url: MODEL_PATH });
     for (const key of ['running', 'queued', 'later']) {
-      expect(result[key], key).toMatchObject({ name: 'GenerationError', isGenerationError: true });
+      expect(result[key], key).toMatchObject({ name: 'GenerationError', code: 'disposed', isGenerationError: true });
     }
   });
 
   it('a source that is not a model source is a TypeError', async () => {
     const result = await inPage(({ loadError }) => loadError(42));
-    expect(result).toMatchObject({ name: 'TypeError' });
+    expect(result).toMatchObject({ name: 'TypeError', code: 'invalid_argument' });
   });
 });

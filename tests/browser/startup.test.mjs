@@ -19,7 +19,9 @@ function tryLoad(page) {
       await llm.dispose();
       return 'loaded';
     } catch (error) {
-      return { name: error.name, message: error.message, isLoadError: error instanceof window.wasmLlm.LoadError };
+      return {
+        name: error.name, code: error.code, message: error.message, isLoadError: error instanceof window.wasmLlm.LoadError,
+      };
     }
   }, MODEL_PATH);
 }
@@ -42,7 +44,7 @@ describe('files that fail to load', () => {
     await context.route(pattern, (route) => route.fulfill({ status: 404, body: 'not found' }));
     try {
       const result = await tryLoad(t.page);
-      expect(result).toMatchObject({ name: 'LoadError', isLoadError: true });
+      expect(result).toMatchObject({ name: 'LoadError', code: 'worker_failed', isLoadError: true });
       expect(result.message).toMatch(message);
     } finally {
       await context.unroute(pattern);
@@ -62,11 +64,11 @@ describe('files that fail to load', () => {
           await window.wasmLlm.LLM.load(url, { cache: false, signal: AbortSignal.timeout(500) });
           return 'loaded';
         } catch (error) {
-          return { name: error.name, ms: performance.now() - started };
+          return { name: error.name, code: error.code, ms: performance.now() - started };
         }
       }, MODEL_PATH);
       expect(held.length).toBeGreaterThan(0);
-      expect(result.name).toBe('AbortError');
+      expect([result.name, result.code]).toEqual(['AbortError', 'aborted']);
       expect(result.ms).toBeLessThan(5000);
     } finally {
       await context.unroute(pattern);
@@ -95,7 +97,7 @@ describe('a pthread worker script that fails to load', () => {
 
   it('rejects the load with LoadError instead of hanging', { timeout: 30_000 }, async () => {
     const result = await tryLoad(t.page);
-    expect(result).toMatchObject({ name: 'LoadError', isLoadError: true });
+    expect(result).toMatchObject({ name: 'LoadError', code: 'worker_failed', isLoadError: true });
     expect(result.message).toMatch(/pthread worker failed to start/);
   });
 });

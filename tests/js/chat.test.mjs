@@ -80,9 +80,11 @@ describe('chat', () => {
     const prompt = plain.formatChat(messages.slice(0, 2));
     const free = await plain.generate(prompt, { maxTokens: 60, temperature: 0 });
     const cut = free.split(' ')[3];  // a word the reply is known to contain
-    const stopped = await plain.chat(messages.slice(0, 2), { maxTokens: 60, temperature: 0, stop: cut });
+    let stats;
+    const onStats = (s) => (stats = s);
+    const stopped = await plain.chat(messages.slice(0, 2), { maxTokens: 60, temperature: 0, stop: cut, onStats });
     expect(stopped).toBe(free.slice(0, free.indexOf(cut)));
-    expect(plain.lastStats.stopReason).toBe('stop_string');
+    expect(stats.stopReason).toBe('stop_string');
   });
 
   it('rejects malformed messages', () => {

@@ -31,9 +31,10 @@ async function expectParity(model, threads, maxTokens) {
     for (const { js, cli } of cases) {
       const expected = await nativeContinuation(prompt, [...cli, '-n', String(maxTokens), '-t', String(threads)], model);
       expect(expected.length).toBeGreaterThan(maxTokens);  // real text, not an early stop
-      expect(await llm.generate(prompt, { ...js, maxTokens })).toBe(expected);
+      let stats;
+      expect(await llm.generate(prompt, { ...js, maxTokens, onStats: (s) => (stats = s) })).toBe(expected);
       // Every pool thread (a worker_threads worker under the wasm pthreads) ran work.
-      expect(llm.lastStats.threadsUsed).toBe(threads);
+      expect(stats.threadsUsed).toBe(threads);
     }
   } finally {
     await llm.dispose();

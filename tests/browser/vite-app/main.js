@@ -4,8 +4,9 @@ import { LLM } from 'wasm-llm';
 window.generateWith = async (url, prompt, options, loadOptions) => {
   const llm = await LLM.load(url, loadOptions);
   try {
-    const text = await llm.generate(prompt, options);
-    return { text, info: llm.info, stats: llm.lastStats };
+    let stats;
+    const text = await llm.generate(prompt, { ...options, onStats: (s) => (stats = s) });
+    return { text, info: llm.info, stats };
   } finally {
     await llm.dispose();
   }

@@ -1,0 +1,73 @@
+// The options each call documents (index.d.ts), and the check that rejects
+// any other: a misspelt option (`max_tokens` for maxTokens) would otherwise
+// be ignored without a word. tests/js/options.test.mjs checks that these
+// lists are index.d.ts's.
+
+export const LOAD_OPTIONS = Object.freeze([
+  'threads', 'contextSize', 'memoryLimit', 'sha256', 'cache', 'relaxedSimd', 'cacheDir', 'modelsDir', 'size',
+  'onProgress', 'signal',
+]);
+
+export const GENERATE_OPTIONS = Object.freeze([
+  'maxTokens', 'temperature', 'topK', 'topP', 'minP', 'repeatPenalty', 'repeatLastN', 'frequencyPenalty',
+  'presencePenalty', 'seed', 'stop', 'addSpecial', 'parseSpecial', 'signal', 'onToken', 'onStats',
+]);
+
+export const TOKENIZE_OPTIONS = Object.freeze(['addSpecial', 'parseSpecial']);
+export const FORMAT_CHAT_OPTIONS = Object.freeze(['addGenerationPrompt']);
+export const BENCH_OPTIONS = Object.freeze(['promptTokens', 'generateTokens']);
+
+// What other libraries (llama.cpp, transformers, wllama) call some of them,
+// by normalized name (see normalize).
+const OTHER_NAMES = {
+  npredict: 'maxTokens', maxnewtokens: 'maxTokens', ntokens: 'maxTokens', temp: 'temperature',
+  repetitionpenalty: 'repeatPenalty', penaltylastn: 'repeatLastN', nctx: 'contextSize', contextlength: 'contextSize',
+  nthreads: 'threads', abortsignal: 'signal', stopstrings: 'stop', addbos: 'addSpecial',
+};
+
+// Throws a TypeError naming the first option of `options` that is not in
+// `known`, with the option meant if it looks like a misspelling of one.
+// kind: what the message calls the options, e.g. 'generate' (chat() and
+// stream() take generate()'s).
+export function checkOptionNames(options, known, kind) {
+  if (options === undefined) return;
+  if (options === null || typeof options !== 'object') throw new TypeError(`${kind} options must be an object`);
+  for (const name of Object.keys(options)) {
+    if (known.includes(name)) continue;
+    const meant = optionMeant(name, known);
+    throw new TypeError(`unknown ${kind} option '${name}'${meant ? ` (did you mean '${meant}'?)` : ''}`);
+  }
+}
+
+// The known option `name` probably stands for, or undefined: the same name
+// in another case or spelling (max_tokens), another library's name for it
+// (n_predict), or a typo of up to two letters (temprature).
+function optionMeant(name, known) {
+  const wanted = normalize(name);
+  const alias = OTHER_NAMES[wanted];
+  if (alias && known.includes(alias)) return alias;
+  let best;
+  let bestDistance = 3;
+  for (const option of known) {
+    const distance = editDistance(wanted, normalize(option));
+    if (distance < bestDistance) [best, bestDistance] = [option, distance];
+  }
+  return best;
+}
+
+function normalize(name) {
+  return name.toLowerCase().replace(/[_\-\s]/g, '');
+}
+
+// Levenshtein distance: the fewest letter insertions, deletions and substitutions from a to b.
+function editDistance(a, b) {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length];
+}

@@ -1,0 +1,128 @@
+// Options are checked against what index.d.ts documents: every documented
+// option is accepted (a call with all of them works), every other one is
+// rejected with a TypeError that names it and, for a likely misspelling,
+// the option meant.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LLM, MODELS } from '../../js/index.js';
+import {
+  BENCH_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, TOKENIZE_OPTIONS,
+} from '../../js/option-names.js';
+import { interfaceMembers } from './declarations.mjs';
+import { modelPath } from './helpers.mjs';
+
+let llm;
+let tmpDir;
+
+beforeAll(async () => {
+  llm = await LLM.load(modelPath, { threads: 1 });
+  tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-options-'));
+});
+
+afterAll(async () => {
+  await llm?.dispose();
+  fs.rmSync(tmpDir, { recursive: true, force: true });
+});
+
+// What a call rejects with (or throws).
+async function failure(call) {
+  try {
+    await call();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected an error');
+}
+
+describe('the options each call accepts', () => {
+  it('are the ones index.d.ts documents', () => {
+    expect(LOAD_OPTIONS).toEqual(interfaceMembers('LoadOptions'));
+    expect(GENERATE_OPTIONS).toEqual(interfaceMembers('GenerateOptions'));
+    expect(TOKENIZE_OPTIONS).toEqual(interfaceMembers('TokenizeOptions'));
+    expect(FORMAT_CHAT_OPTIONS).toEqual(interfaceMembers('FormatChatOptions'));
+    expect(BENCH_OPTIONS).toEqual(interfaceMembers('BenchOptions'));
+  });
+
+  it('LLM.load takes every documented option at once', async () => {
+    const progress = [];
+    const options = {
+      threads: 2, contextSize: 128, memoryLimit: 256 << 20, sha256: MODELS.stories260K.sha256, cache: false,
+      relaxedSimd: false, cacheDir: tmpDir, modelsDir: tmpDir, size: fs.statSync(modelPath).size,
+      onProgress: (p) => progress.push(p.phase), signal: new AbortController().signal,
+    };
+    expect(Object.keys(options)).toEqual(interfaceMembers('LoadOptions'));
+    const loaded = await LLM.load(modelPath, options);
+    try {
+      expect(loaded.info).toMatchObject({ threads: 2, contextSize: 128, kernels: 'simd128' });
+      expect(progress.at(-1)).toBe('done');
+    } finally {
+      await loaded.dispose();
+    }
+  });
+
+  it('generate, tokenize, formatChat and bench take every documented option at once', async () => {
+    const pieces = [];
+    let stats;
+    const generate = {
+      maxTokens: 30, temperature: 0.5, topK: 20, topP: 0.9, minP: 0.02, repeatPenalty: 1.1, repeatLastN: 32,
+      frequencyPenalty: 0.1, presencePenalty: 0.1, seed: 5, stop: ['zzz'], addSpecial: true, parseSpecial: false,
+      signal: new AbortController().signal, onToken: (p) => pieces.push(p), onStats: (s) => (stats = s),
+    };
+    expect(Object.keys(generate)).toEqual(interfaceMembers('GenerateOptions'));
+    const text = await llm.generate('Once upon a time', generate);
+    expect(pieces.join('')).toBe(text);
+    expect(stats.generatedTokens).toBe(30);
+
+    const tokenize = { addSpecial: false, parseSpecial: true };
+    expect(Object.keys(tokenize)).toEqual(interfaceMembers('TokenizeOptions'));
+    expect((await llm.tokenize('Once', tokenize))[0]).not.toBe(1);  // no BOS
+    const formatChat = { addGenerationPrompt: false };
+    expect(Object.keys(formatChat)).toEqual(interfaceMembers('FormatChatOptions'));
+    expect(llm.formatChat([{ role: 'user', content: 'Hi' }], formatChat)).toBe('<|im_start|>user\nHi<|im_end|>\n');
+    const bench = { promptTokens: 8, generateTokens: 4 };
+    expect(Object.keys(bench)).toEqual(interfaceMembers('BenchOptions'));
+    expect(await llm.bench(bench)).toMatchObject({ promptTokens: 8, generatedTokens: 4 });
+  });
+});
+
+describe('an option no call documents', () => {
+  it.each([
+    ['LLM.load', 'load', (options) => LLM.load(modelPath, { threads: 1, ...options })],
+    ['generate', 'generate', (options) => llm.generate('Once', options)],
+    ['chat', 'generate', (options) => llm.chat([{ role: 'user', content: 'Hi' }], options)],
+    ['stream', 'generate', async (options) => {
+      for await (const piece of llm.stream('Once', options)) expect(piece).toBeUndefined();
+    }],
+    ['tokenize', 'tokenize', (options) => llm.tokenize('Once', options)],
+    ['formatChat', 'formatChat', (options) => llm.formatChat([{ role: 'user', content: 'Hi' }], options)],
+    ['bench', 'bench', (options) => llm.bench({ promptTokens: 4, generateTokens: 4, ...options })],
+  ])('is a TypeError from %s that names it', async (_, kind, run) => {
+    const error = await failure(() => run({ verbose: true }));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.code).toBe('invalid_argument');
+    expect(error.message).toBe(`unknown ${kind} option 'verbose'`);
+  });
+
+  it.each([
+    ['generate', 'max_tokens', 'maxTokens'], ['generate', 'n_predict', 'maxTokens'], ['generate', 'temp', 'temperature'],
+    ['generate', 'temprature', 'temperature'], ['generate', 'top_k', 'topK'], ['generate', 'TopP', 'topP'],
+    ['generate', 'repetition_penalty', 'repeatPenalty'], ['generate', 'stops', 'stop'], ['generate', 'onTokens', 'onToken'],
+    ['load', 'context_size', 'contextSize'], ['load', 'n_ctx', 'contextSize'], ['load', 'n_threads', 'threads'],
+    ['load', 'onprogress', 'onProgress'], ['load', 'relaxedSIMD', 'relaxedSimd'],
+  ])('%s: %s suggests %s', async (call, name, meant) => {
+    const run = call === 'load' ? () => LLM.load(modelPath, { [name]: 1 }) : () => llm.generate('Once', { [name]: 1 });
+    const error = await failure(run);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toBe(`unknown ${call} option '${name}' (did you mean '${meant}'?)`);
+  });
+
+  it('suggests nothing for a name like none of the options, and options must be an object', async () => {
+    expect((await failure(() => llm.generate('Once', { stream: true }))).message).toBe("unknown generate option 'stream'");
+    const notObject = await failure(() => llm.generate('Once', 40));
+    expect(notObject).toBeInstanceOf(TypeError);
+    expect(notObject.message).toBe('generate options must be an object');
+    expect((await failure(() => LLM.load(modelPath, 'fast'))).code).toBe('invalid_argument');
+  });
+});

@@ -1,0 +1,87 @@
+// Stats per call: each generation's figures come with it (onStats, and the
+// value a stream returns), so calls queued one after another never see each
+// other's.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LLM } from '../../js/index.js';
+import { modelPath } from './helpers.mjs';
+
+const prompt = 'Once upon a time';
+let llm;
+
+beforeAll(async () => {
+  llm = await LLM.load(modelPath, { threads: 1 });
+});
+
+afterAll(() => llm?.dispose());
+
+// Every stat of a finished generation, as numbers of the right kind.
+function expectStats(stats, { promptTokens, generatedTokens, stopReason }) {
+  expect(stats).toEqual({
+    promptTokens, generatedTokens, stopReason, prefillSeconds: expect.any(Number), decodeSeconds: expect.any(Number),
+    threadsUsed: 1,
+  });
+  expect(stats.prefillSeconds).toBeGreaterThan(0);
+  expect(stats.decodeSeconds).toBeGreaterThan(0);
+}
+
+describe('stats per call', () => {
+  it('generate() passes its stats to onStats once, before it resolves', async () => {
+    const promptTokens = (await llm.tokenize(prompt)).length;
+    const calls = [];
+    let resolved = false;
+    const run = llm.generate(prompt, { maxTokens: 12, temperature: 0, onStats: (s) => calls.push({ s, resolved }) });
+    run.then(() => (resolved = true));
+    await run;
+    expect(calls.length).toBe(1);
+    expect(calls[0].resolved).toBe(false);
+    expectStats(calls[0].s, { promptTokens, generatedTokens: 12, stopReason: 'max_tokens' });
+  });
+
+  it('a stream returns its stats, the same onStats gets', async () => {
+    let fromCallback;
+    const stream = llm.stream(prompt, { maxTokens: 9, temperature: 0, onStats: (s) => (fromCallback = s) });
+    let pieces = 0;
+    let next;
+    while (!(next = await stream.next()).done) pieces += 1;
+    expect(pieces).toBeGreaterThan(3);
+    expect(next.value).toBe(fromCallback);
+    expectStats(next.value, { promptTokens: (await llm.tokenize(prompt)).length, generatedTokens: 9, stopReason: 'max_tokens' });
+  });
+
+  it('calls queued together each get their own stats, in their own order', async () => {
+    const seen = [];
+    const run = (maxTokens, stop) => llm.generate(prompt, {
+      maxTokens, temperature: 0, ...(stop ? { stop } : {}), onStats: (s) => seen.push([maxTokens, s]),
+    });
+    const full = await llm.generate(prompt, { maxTokens: 30, temperature: 0 });
+    const stop = full.slice(20, 24);
+    await Promise.all([run(5), run(30, stop), run(7)]);
+    expect(seen.map(([n, s]) => [n, s.generatedTokens <= n, s.stopReason])).toEqual([
+      [5, true, 'max_tokens'], [30, true, 'stop_string'], [7, true, 'max_tokens'],
+    ]);
+    expect(seen[0][1].generatedTokens).toBe(5);
+    expect(seen[2][1].generatedTokens).toBe(7);
+  });
+
+  it('chat() and chatStream() report stats the same way', async () => {
+    const messages = [{ role: 'user', content: 'Hello' }];
+    let chatStats;
+    await llm.chat(messages, { maxTokens: 6, temperature: 0, onStats: (s) => (chatStats = s) });
+    expect(chatStats.generatedTokens).toBeLessThanOrEqual(6);
+    const stream = llm.chatStream(messages, { maxTokens: 6, temperature: 0 });
+    let next;
+    while (!(next = await stream.next()).done);
+    expect(next.value).toEqual({ ...chatStats, prefillSeconds: expect.any(Number), decodeSeconds: expect.any(Number) });
+  });
+
+  it('an aborted generation reports no stats, and the model keeps none', async () => {
+    const controller = new AbortController();
+    let stats = null;
+    const run = llm.generate(prompt, {
+      maxTokens: 400, temperature: 1, signal: controller.signal, onToken: () => controller.abort(), onStats: (s) => (stats = s),
+    });
+    await expect(run).rejects.toMatchObject({ code: 'aborted' });
+    expect(stats).toBeNull();
+    expect('lastStats' in llm).toBe(false);
+  });
+});

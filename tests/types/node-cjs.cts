@@ -1,0 +1,26 @@
+// The API from a CommonJS module, typed: LLM.load directly, the rest through
+// api(); errors branched on by code, which needs no class. Type-checked, never run.
+import wasmLlm = require('wasm-llm');
+import type { ErrorCode, GenerationStats, LLMInstance, LoadOptions } from 'wasm-llm';
+
+async function main(): Promise<void> {
+  const options: LoadOptions = { threads: 1, contextSize: 256 };
+  const llm: LLMInstance = await wasmLlm.LLM.load('stories260K', options);
+  let stats: GenerationStats | undefined;
+  const text: string = await llm.generate('Once upon a time', { maxTokens: 20, onStats: (s) => (stats = s) });
+  console.log(text, stats?.prefillSeconds);
+  await llm.dispose();
+
+  const { LLM, LoadError } = await wasmLlm.api();
+  try {
+    await LLM.load('/no/such/model.gguf');
+  } catch (error) {
+    const code: ErrorCode | undefined = (error as { code?: ErrorCode }).code;
+    if (code === 'not_found') console.log('missing');
+    if (error instanceof LoadError) console.log(error.code, error.status);
+  }
+  // @ts-expect-error: an unknown load option
+  await wasmLlm.LLM.load('stories260K', { n_ctx: 512 });
+}
+
+void main();
