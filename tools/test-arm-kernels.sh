@@ -220,6 +220,13 @@ compare() {
 compare stories260K "$stories" 60
 for type in "${stories_types[@]}"; do compare "stories260K-$type" "$parity/stories-$type.gguf" 60; done
 for type in "${synth_types[@]}"; do compare "synth-256x2-$type" "$parity/synth-$type.gguf" 20; done
+# Every architecture beyond llama (tests/reference/architectures.mjs) in q4_0,
+# long enough to wrap the sliding-window layers' ring of slots.
+mapfile -t arch_models < <(node --input-type=module -e "
+  import { architectureModel, architectures } from './tests/reference/architectures.mjs';
+  for (const row of architectures) console.log(row.arch + ' ' + await architectureModel(row, 'q4_0'));")
+[ ${#arch_models[@]} -gt 0 ] || fail "no architecture models"
+for line in "${arch_models[@]}"; do compare "${line%% *}-q4_0" "${line#* }" 100; done
 
 # ---- no FMA in aarch64 engine code (-ffp-contract=off, no FMA intrinsics) --------
 

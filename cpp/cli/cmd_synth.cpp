@@ -59,12 +59,16 @@ constexpr const char* kUsage =
 // successor (the real bonus scales with their cosine, ~0.45 at 256x4).
 constexpr float kLogitStd = 1.5f;
 constexpr float kBigramLogit = 26.0f;
-// Tied output (token_embd is the output matrix, no bigram possible): logit sd,
-// element sd of token_embd (this / sqrt(dim)), and the spread of log-normal
-// row scales, which make the top of the logits heavier-tailed than Gaussian
-// so near-ties are rarer.
+// Tied output (token_embd is the output matrix, so no bigram is possible):
+// the peak comes from the current token itself. Its embedding, large beside
+// what the blocks add, stays in the residual stream, and its own logit
+// stands out (top-1 probability around 0.9 as with the bigram, so the model
+// repeats tokens). kTiedLogitStd: the logit sd, set by output_norm;
+// kTiedEmbedStd: the embedding's norm (elements of this / sqrt(dim)); the
+// log-normal row scales make the top of the logits heavier-tailed than
+// Gaussian, so near-ties are rarer.
 constexpr float kTiedLogitStd = 5.0f;
-constexpr float kTiedEmbedStd = 0.5f;
+constexpr float kTiedEmbedStd = 16.0f;
 constexpr float kRowScaleSpread = 0.5f;
 
 // The shape of a model: the architecture and its sizes. The rest of the
@@ -255,11 +259,8 @@ class SynthTensors : public TensorList {
         if (name != "token_embd.weight") {
           init.scale = 0.1f;  // learned positions, token types: small beside the token's
         } else if (c_.tied_output) {
-          // The embedding is also the output matrix, and the current token's
-          // own embedding in the residual stream adds ~|e|²/|h| to its own
-          // logit: with large embeddings (and heavy-tailed rows) the model
-          // just repeats tokens. Small embeddings keep that bonus under a nat;
-          // output_norm restores the logit scale (logit sd = kTiedLogitStd).
+          // The embedding is also the output matrix (see kTiedEmbedStd);
+          // output_norm sets the logit scale (logit sd = kTiedLogitStd).
           init.scale = kTiedEmbedStd * fan_in(c_.dim);
           init.row_spread = kRowScaleSpread;
         } else {

@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { architectureModel, architectures } from '../reference/architectures.mjs';
+import { modelCache } from '../reference/reference.mjs';
 import { nativeContinuation, syntheticModel } from '../js/helpers.mjs';
 import { openTestPage, slowModel } from './browser.mjs';
 
@@ -21,6 +23,15 @@ const QUANTIZED = [
 ];
 const quantizedPrompt = 'Once upon a time, there was a little girl named Lily. She loved to play in the park.';
 const QUANTIZED_TOKENS = 100;
+// Every architecture beyond llama (tests/reference/architectures.mjs) in q4_0,
+// long enough to cross the sliding windows and wrap the local layers' ring:
+// {arch, url, greedy, seeded} with the native CLI's texts.
+const ARCHITECTURE_TOKENS = 120;
+const SEEDED = {
+  js: { temperature: 0.8, seed: 42, topK: 40, topP: 0.9 },
+  cli: ['--temp', '0.8', '--seed', '42', '--top-k', '40', '--top-p', '0.9'],
+};
+const ARCHITECTURES = [];
 let expected;  // the native CLI's greedy 200 tokens
 let scratchDir;
 let slowModelUrl;
@@ -34,6 +45,16 @@ beforeAll(async () => {
     model.file = path.basename(file);
     fs.copyFileSync(file, path.join(scratchDir, model.file));  // served from /scratch/
     model.expected = await nativeContinuation(quantizedPrompt, ['-n', String(QUANTIZED_TOKENS), '--temp', '0'], file);
+  }
+  for (const row of architectures) {
+    const file = await architectureModel(row, 'q4_0');
+    const n = ['-n', String(ARCHITECTURE_TOKENS)];
+    ARCHITECTURES.push({
+      arch: row.arch,
+      url: `/build-models/${path.basename(file)}`,
+      greedy: await nativeContinuation(quantizedPrompt, [...n, '--temp', '0'], file),
+      seeded: await nativeContinuation(quantizedPrompt, [...n, ...SEEDED.cli], file),
+    });
   }
 });
 
@@ -174,7 +195,7 @@ function streamingAndAbortTests(getPage) {
 describe('cross-origin isolated page: the threaded build', () => {
   let t;
   beforeAll(async () => {
-    t = await openTestPage({ isolated: true, mounts: { '/scratch/': scratchDir } });
+    t = await openTestPage({ isolated: true, mounts: { '/scratch/': scratchDir, '/build-models/': modelCache } });
   });
   afterAll(() => t?.close());
 
@@ -201,6 +222,27 @@ describe('cross-origin isolated page: the threaded build', () => {
 
   kernelTests(() => t, 'mt');
   streamingAndAbortTests(() => t.page);
+
+  it('runs every architecture with 2 threads: the native CLI text, greedy and seeded', async () => {
+    for (const model of ARCHITECTURES) {
+      const result = await t.page.evaluate(
+        async ({ url, prompt, maxTokens, seeded }) => {
+          const llm = await window.wasmLlm.LLM.load(url, { threads: 2 });
+          try {
+            const greedy = await llm.generate(prompt, { maxTokens, temperature: 0 });
+            const sampled = await llm.generate(prompt, { maxTokens, ...seeded });
+            return { architecture: llm.info.architecture, greedy, seeded: sampled };
+          } finally {
+            await llm.dispose();
+          }
+        },
+        { url: model.url, prompt: quantizedPrompt, maxTokens: ARCHITECTURE_TOKENS, seeded: SEEDED.js },
+      );
+      expect(result.architecture).toBe(model.arch);
+      expect(result.greedy, model.arch).toBe(model.greedy);
+      expect(result.seeded, model.arch).toBe(model.seeded);
+    }
+  });
 });
 
 describe('page without cross-origin isolation: the single-thread build', () => {

@@ -2,12 +2,14 @@
 // wasm SIMD128 kernels in Node (relaxed SIMD where this Node runs it; Node 24:
 // node24.test.mjs) against the native build's AVX2 (or reference) kernels,
 // with one and two threads, greedy and seeded sampling, on the real
-// stories260K and on a synthetic model in every tensor type.
+// stories260K, on a synthetic model in every tensor type, and on every
+// architecture.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { LLM } from '../../js/index.js';
+import { architectureModel, architectures } from '../reference/architectures.mjs';
 import { repoRoot, runCli } from '../reference/reference.mjs';
 import { modelPath, nativeContinuation, nodeKernels, syntheticModel } from './helpers.mjs';
 
@@ -48,6 +50,15 @@ describe.each([1, 2])('with %i thread(s)', (threads) => {
     'q4_K_M'];
   it.each(types)('a synthetic %s model matches the native CLI', async (type) => {
     await expectParity(await syntheticModel(type), threads, 48);
+  });
+});
+
+// Every architecture beyond llama (tests/reference/architectures.mjs) in q4_0
+// (whose matrices the wasm build repacks), long enough to cross the sliding
+// windows and wrap the local layers' ring of slots.
+describe.each(architectures)('$arch', (row) => {
+  it.each([1, 2])('q4_0 with %i thread(s) matches the native CLI', async (threads) => {
+    await expectParity(await architectureModel(row, 'q4_0'), threads, 120);
   });
 });
 

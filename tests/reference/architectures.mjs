@@ -1,0 +1,30 @@
+// The architectures beyond llama, one row each, and the synthetic model of
+// its structure every test layer runs: against llama.cpp
+// (architectures.test.mjs), native against wasm in Node and in browsers, and
+// x86 against aarch64 (tools/test-arm-kernels.sh). A new architecture is one
+// row here.
+import { join } from 'node:path';
+import { cached, runCli, sharedModels } from './reference.mjs';
+
+// shape: `synth` arguments; rows of 256 so every K-quant applies.
+export const architectures = [
+  // Head width 128 beside a width of 256 (attention.key_length).
+  { arch: 'qwen3', vocab: 'ggml-vocab-qwen2.gguf', synth: ['--shape', '256x4:4/2:768', '--head-dim', '128'] },
+  { arch: 'smollm3', vocab: 'ggml-vocab-llama-bpe.gguf', synth: ['--shape', '256x4:4/2:768'] },
+  // A window of 32 positions: 165 tokens cross it and wrap the local layers' ring.
+  { arch: 'gemma3', vocab: 'ggml-vocab-llama-spm.gguf',
+    synth: ['--shape', '256x6:4/1:768', '--head-dim', '128', '--sliding-window', '32'] },
+  // Gemma 2's output is always the embedding (tied: synth peaks it on the
+  // current token).
+  { arch: 'gemma2', vocab: 'ggml-vocab-llama-spm.gguf',
+    synth: ['--shape', '256x4:4/2:768', '--head-dim', '128', '--sliding-window', '32'] },
+];
+
+// The f32 model of a row (cached in build/models), or `type` quantized from it.
+export async function architectureModel({ arch, vocab, synth }, type = 'f32') {
+  const f32 = await cached(`arch-${arch}-f32.gguf`, (path) =>
+    runCli(['synth', '--arch', arch, ...synth, '--type', 'f32', '--seed', '7', '--vocab', join(sharedModels, 'vocab', vocab),
+      '-o', path]));
+  if (type === 'f32') return f32;
+  return cached(`arch-${arch}-${type}.gguf`, (out) => runCli(['quantize', f32, out, type]));
+}
