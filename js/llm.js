@@ -6,7 +6,7 @@
 import { ChatFormatter } from './chat.js';
 import { WorkerClient } from './client.js';
 import { AbortError } from './errors.js';
-import { generateOptions, loadOptions } from './options.js';
+import { INT_MAX, checkInteger, generateOptions, loadOptions } from './options.js';
 
 export class LLM {
   // Loads a GGUF model (see index.d.ts for the sources and options).
@@ -119,8 +119,10 @@ export class LLM {
   // repeated while short. Resolves to {promptTokens, generatedTokens,
   // prefillSeconds, decodeSeconds (the median run's), runs, threadsUsed}.
   bench({ promptTokens, generateTokens }) {
-    for (const [name, n] of Object.entries({ promptTokens, generateTokens })) {
-      if (!Number.isInteger(n) || n < 1) return Promise.reject(new RangeError(`${name} must be a positive integer`));
+    try {
+      for (const [name, n] of Object.entries({ promptTokens, generateTokens })) checkInteger(name, n, [1, INT_MAX]);
+    } catch (error) {
+      return Promise.reject(error);
     }
     return this.client.request('bench', { promptTokens, generateTokens });
   }
