@@ -6,11 +6,12 @@
 // differs is passed in: the wasm module, readers for platform sources (files,
 // OPFS) and the download cache.
 import { AbortError, ErrorCode, EngineError, GenerationError, LoadError, checkStatus } from '../js/errors.js';
-import { blobReader, openUrlReader, streamReader, tapReader } from '../js/readers.js';
+import { DownloadRestartError, blobReader, openUrlReader, streamReader, tapReader } from '../js/readers.js';
 
 const FIRST_PREFIX_BYTES = 1 << 20;  // most GGUF headers fit in 1 MiB
 const CHUNK_BYTES = 4 << 20;         // bytes per read into the heap
 const UNKNOWN_SIZE = Number.MAX_SAFE_INTEGER;
+const MAX_DOWNLOAD_RESTARTS = 2;  // a file that keeps changing fails instead
 
 // Where the bytes of a load came from, as onProgress's phase names it.
 const PHASE = { network: 'download', cache: 'cache', local: 'read' };
@@ -31,18 +32,28 @@ export class EngineHost {
 
   // Loads the model described by `source` (see js/sources.js). options:
   // {contextSize, memoryLimit, sha256}; onProgress({phase, loaded, total});
-  // signal: AbortSignal. A cached copy that fails to load is deleted and the
-  // model is downloaded again.
+  // signal: AbortSignal. A cached copy that fails to load is
+  // deleted and the model is downloaded again; a download whose file changed
+  // on the server starts over (a few times at most).
   async load(source, options, onProgress, signal) {
+    let useCachedCopy = true;
+    let restarts = 0;
     try {
-      try {
-        return await this.#loadOnce(source, options, onProgress, signal, true);
-      } catch (error) {
-        if (!(error instanceof CachedCopyError)) throw error;
-        await error.cache.delete(source.url);
-        this.engine.delete();
-        this.engine = new this.module.WasmEngine();
-        return await this.#loadOnce(source, options, onProgress, signal, false);
+      for (;;) {
+        try {
+          return await this.#loadOnce(source, options, onProgress, signal, useCachedCopy);
+        } catch (error) {
+          if (error instanceof CachedCopyError && useCachedCopy) {
+            await error.cache.delete(source.url);
+            useCachedCopy = false;
+          } else if (error instanceof DownloadRestartError && restarts < MAX_DOWNLOAD_RESTARTS) {
+            restarts += 1;
+          } else {
+            throw error;
+          }
+          this.engine.delete();
+          this.engine = new this.module.WasmEngine();
+        }
       }
     } catch (error) {
       if (signal.aborted) throw new AbortError('loading was aborted');

@@ -1,12 +1,14 @@
 // Downloads a model into Node's cache folder (for the CLI, which runs the
-// engine on a file): resumes dropped connections, checks the sha256, and
-// leaves nothing behind on failure.
+// engine on a file): resumes dropped connections, starts over when the file
+// changes on the server, checks the sha256, and leaves nothing behind on
+// failure.
 import crypto from 'node:crypto';
 import { LoadError } from '../errors.js';
-import { openUrlReader } from '../readers.js';
+import { DownloadRestartError, openUrlReader } from '../readers.js';
 import { FsModelCache } from './cache.js';
 
 const CHUNK_BYTES = 4 << 20;
+const MAX_RESTARTS = 2;  // as the engine worker's loads (worker/engine-host.js)
 
 // Resolves to the cached file of `url`. onProgress({phase: 'download' | 'cache', loaded, total}).
 export async function downloadToCache(url, { cacheDir, sha256, onProgress = () => {}, signal } = {}) {
@@ -16,7 +18,18 @@ export async function downloadToCache(url, { cacheDir, sha256, onProgress = () =
     onProgress({ phase: 'cache', loaded: hit.meta.size, total: hit.meta.size });
     return hit.file;
   }
-  const reader = await openUrlReader(url, signal ?? new AbortController().signal);
+  for (let restarts = 0; ; restarts++) {
+    try {
+      await download(url, cache, { sha256, onProgress, signal: signal ?? new AbortController().signal });
+      return (await cache.lookup(url)).file;
+    } catch (error) {
+      if (!(error instanceof DownloadRestartError) || restarts >= MAX_RESTARTS) throw error;
+    }
+  }
+}
+
+async function download(url, cache, { sha256, onProgress, signal }) {
+  const reader = await openUrlReader(url, signal);
   const writer = await cache.create(url);
   const hash = crypto.createHash('sha256');
   const buffer = new Uint8Array(CHUNK_BYTES);
@@ -40,5 +53,4 @@ export async function downloadToCache(url, { cacheDir, sha256, onProgress = () =
   } finally {
     await reader.close();
   }
-  return (await cache.lookup(url)).file;
 }
