@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checksum.h"
 #include "core/sha256.h"
 #include "engine/bench.h"
 #include "engine/engine.h"
@@ -310,9 +311,10 @@ class WasmEngine {
   Engine engine_;
 };
 
-// SHA-256 over bytes already in the wasm heap (the loader hashes each chunk
-// where it lands, so checking a download costs no extra copy).
-class WasmSha256 {
+// A hash (Sha256, Checksum64) over bytes already in the wasm heap: the loader
+// hashes each chunk where it lands, so checking a download costs no extra copy.
+template <class Hash>
+class HeapHash {
  public:
   void update(double ptr, double bytes) {
     hash_.update(reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(ptr)), static_cast<size_t>(bytes));
@@ -320,7 +322,7 @@ class WasmSha256 {
   std::string hex_digest() { return hash_.hex_digest(); }
 
  private:
-  Sha256 hash_;
+  Hash hash_;
 };
 
 }  // namespace wllm::wasm
@@ -346,9 +348,14 @@ EMSCRIPTEN_BINDINGS(wasm_llm) {
       .function("step", &WasmEngine::step)
       .function("cancel", &WasmEngine::cancel)
       .function("bench", &WasmEngine::bench);
-  using wllm::wasm::WasmSha256;
-  emscripten::class_<WasmSha256>("Sha256")
+  using Sha256 = wllm::wasm::HeapHash<wllm::Sha256>;
+  emscripten::class_<Sha256>("Sha256")
       .constructor<>()
-      .function("update", &WasmSha256::update)
-      .function("hexDigest", &WasmSha256::hex_digest);
+      .function("update", &Sha256::update)
+      .function("hexDigest", &Sha256::hex_digest);
+  using Checksum64 = wllm::wasm::HeapHash<wllm::Checksum64>;
+  emscripten::class_<Checksum64>("Checksum64")
+      .constructor<>()
+      .function("update", &Checksum64::update)
+      .function("hexDigest", &Checksum64::hex_digest);
 }

@@ -1,26 +1,31 @@
 // Downloads a model into Node's cache folder (for the CLI, which runs the
 // engine on a file): resumes dropped connections, starts over when the file
-// changes on the server, checks the sha256, and leaves nothing behind on
-// failure.
+// changes on the server, checks the sha256, records the checksum that cached
+// copies are checked against (here and by the engine worker), and leaves
+// nothing behind on failure.
 import crypto from 'node:crypto';
 import { LoadError } from '../errors.js';
 import { DownloadRestartError, openUrlReader } from '../readers.js';
 import { FsModelCache } from './cache.js';
+import { openFileReader } from './file-reader.js';
+import { instantiateWasm } from './wasm-engine.js';
 
 const CHUNK_BYTES = 4 << 20;
 const MAX_RESTARTS = 2;  // as the engine worker's loads (worker/engine-host.js)
 
 // Resolves to the cached file of `url`. onProgress({phase: 'download' | 'cache', loaded, total}).
+// A cached copy whose bytes no longer match its checksum is downloaded again.
 export async function downloadToCache(url, { cacheDir, sha256, onProgress = () => {}, signal } = {}) {
   const cache = new FsModelCache(cacheDir);
+  const checksums = await wasmChecksums();
   const hit = await cache.lookup(url);
-  if (hit && (!sha256 || hit.meta.sha256 === sha256)) {
+  if (hit && (!sha256 || hit.meta.sha256 === sha256) && (await fileChecksum(checksums, hit.file)) === hit.meta.checksum) {
     onProgress({ phase: 'cache', loaded: hit.meta.size, total: hit.meta.size });
     return hit.file;
   }
   for (let restarts = 0; ; restarts++) {
     try {
-      await download(url, cache, { sha256, onProgress, signal: signal ?? new AbortController().signal });
+      await download(url, cache, checksums, { sha256, onProgress, signal: signal ?? new AbortController().signal });
       return (await cache.lookup(url)).file;
     } catch (error) {
       if (!(error instanceof DownloadRestartError) || restarts >= MAX_RESTARTS) throw error;
@@ -28,10 +33,11 @@ export async function downloadToCache(url, { cacheDir, sha256, onProgress = () =
   }
 }
 
-async function download(url, cache, { sha256, onProgress, signal }) {
+async function download(url, cache, checksums, { sha256, onProgress, signal }) {
   const reader = await openUrlReader(url, signal);
   const writer = await cache.create(url);
   const hash = crypto.createHash('sha256');
+  const checksum = checksums.start();
   const buffer = new Uint8Array(CHUNK_BYTES);
   let loaded = 0;
   try {
@@ -41,16 +47,57 @@ async function download(url, cache, { sha256, onProgress, signal }) {
       const bytes = buffer.subarray(0, n);
       writer.write(bytes);
       hash.update(bytes);
+      checksum.update(bytes);
       loaded += n;
       onProgress({ phase: 'download', loaded, total: reader.size });
     }
     const digest = hash.digest('hex');
     if (sha256 && digest !== sha256) throw new LoadError(`${url}: the file's sha256 is ${digest}, not the expected ${sha256}`);
-    await writer.commit({ url, size: loaded, sha256: digest, savedAt: Date.now() });
+    await writer.commit({ url, size: loaded, sha256: digest, checksum: checksum.digest(), savedAt: Date.now() });
   } catch (error) {
     await writer.discard();
     throw error;
   } finally {
     await reader.close();
   }
+}
+
+async function fileChecksum(checksums, file) {
+  const reader = await openFileReader(file);
+  const checksum = checksums.start();
+  const chunk = new Uint8Array(CHUNK_BYTES);
+  try {
+    for (let n; (n = await reader.read(chunk)) > 0;) checksum.update(chunk.subarray(0, n));
+  } finally {
+    await reader.close();
+  }
+  return checksum.digest();
+}
+
+// Checksum64 (cpp/core/checksum.h), computed by the engine's wasm build so
+// it is the very value the worker records and checks. start() → a fresh
+// {update(bytes), digest()}.
+async function wasmChecksums() {
+  const module = await instantiateWasm('st', { printErr: () => {} });
+  const { WasmEngine } = module;
+  const heap = WasmEngine.alloc(CHUNK_BYTES);
+  return {
+    start() {
+      const hash = new module.Checksum64();
+      return {
+        update(bytes) {
+          for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
+            const piece = bytes.subarray(at, at + CHUNK_BYTES);
+            WasmEngine.heapView(heap, piece.length).set(piece);
+            hash.update(heap, piece.length);
+          }
+        },
+        digest() {
+          const value = hash.hexDigest();
+          hash.delete();
+          return value;
+        },
+      };
+    },
+  };
 }
