@@ -99,8 +99,8 @@ export async function openUrlReader(url, signal, { maxRetries = 5 } = {}) {
   async function reopen(failure) {
     for (;;) {
       if (size === undefined || retries >= maxRetries) {
-        const of = size === undefined ? '' : ` of ${size}`;
-        throw new LoadError(`download of ${url} failed at byte ${position}${of}: ${failure.message}`, {
+        const where = size === undefined ? `byte ${position}` : `byte ${position} of ${size}, after ${retries} retries`;
+        throw new LoadError(`download of ${url} failed at ${where}: ${failure.message}`, {
           cause: failure, status: failure.status,
         });
       }
@@ -143,7 +143,7 @@ export async function openUrlReader(url, signal, { maxRetries = 5 } = {}) {
           failure = new Error(`the body ended at byte ${position} of the ${size} bytes its Content-Length announced`);
         } catch (error) {
           if (signal.aborted) throw error;
-          failure = error;
+          failure = new Error(`the connection broke off (${error.message})`, { cause: error });
         }
         body.close();
         body = await reopen(failure);
@@ -158,8 +158,8 @@ export async function openUrlReader(url, signal, { maxRetries = 5 } = {}) {
 function restOfFile(url, response, position, size, version) {
   const change = versionChange(version, response);
   if (change) throw changedFile(url, response, `it changed on the server during the download (${change})`);
-  if (response.status !== 206) throw changedFile(url, response, `the server answered the request to resume at byte ${position} with the whole file`);
-  const expected = `bytes ${position}-${size - 1}/${size}`;
+  const request = `the request to resume at byte ${position}`;
+  if (response.status !== 206) throw changedFile(url, response, `the server answered ${request} with the whole file`);
   const range = response.headers.get('content-range');
   const length = contentLength(response);
   let wrong = null;
@@ -168,7 +168,7 @@ function restOfFile(url, response, position, size, version) {
   else if (range === null && length === undefined) wrong = 'neither Content-Range nor Content-Length';
   if (wrong) {
     response.body?.cancel().catch(() => {});
-    throw new LoadError(`${url}: the answer to the request to resume at byte ${position} has ${wrong}, not '${expected}'`);
+    throw new LoadError(`${url}: the answer to ${request} has ${wrong}, not 'bytes ${position}-${size - 1}/${size}'`);
   }
   return streamReader(response.body, size - position);
 }

@@ -15,6 +15,7 @@ import http from 'node:http';
 //   contentLength: the Content-Length header instead of the true one,
 //   dropAfter: body bytes sent before the connection is cut (0: right after the headers),
 //   trickle: {bytes, ms}: the body sent `bytes` at a time, one piece per `ms`,
+//   delay: ms to wait before answering,
 //   status: answer with this status and no body,
 //   destroy: cut the connection before any answer,
 // }
@@ -26,7 +27,9 @@ export async function serveFaults(plan) {
     const match = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
     const request = { index: requests.length, range: match ? Number(match[1]) : null, ifRange: req.headers['if-range'] ?? null };
     requests.push(request);
-    respond(res, request, plan(request));
+    const spec = plan(request);
+    if (spec.delay) setTimeout(() => respond(res, request, spec), spec.delay).unref();
+    else respond(res, request, spec);
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -46,6 +49,7 @@ export async function serveFaults(plan) {
 
 function respond(res, request, spec) {
   const { file } = spec;
+  if (res.destroyed) return;
   if (spec.destroy) {
     res.socket.destroy();
     return;

@@ -95,7 +95,8 @@ describe('a file that changes between the first request and the resume', () => {
 
   it('a weak ETag is not sent as If-Range (the date is), and a changed weak ETag still restarts', async () => {
     const first = { file: A, etag: 'W/"a"', lastModified: 'Mon, 01 Jan 2024 00:00:00 GMT' };
-    const s = await serve(changesAfterFirst(first, { file: B, etag: 'W/"b"', lastModified: first.lastModified, ignoreIfRange: true }));
+    const later = { file: B, etag: 'W/"b"', lastModified: first.lastModified, ignoreIfRange: true };
+    const s = await serve(changesAfterFirst(first, later));
     expect(await continuation(s.url)).toEqual({ text: textB, from: 'network' });
     expect(s.requests[1].ifRange).toBe(first.lastModified);
     expect(cacheContents().bytes.equals(B)).toBe(true);
@@ -138,7 +139,7 @@ describe('Range answers that do not fit', () => {
   });
 
   it('a server that ignores Range (200 again): the load starts over from the new answer', async () => {
-    const s = await serve(({ index }) => ({ file: A, etag: '"a"', ignoreRange: true, dropAfter: index === 0 ? DROP : undefined }));
+    const s = await serve(({ index }) => ({ file: A, etag: '"a"', ignoreRange: true, dropAfter: index ? undefined : DROP }));
     expect(await continuation(s.url)).toEqual({ text: textA, from: 'network' });
     expect(s.requests.map((r) => r.range === null)).toEqual([true, false, true]);
     expect(cacheContents().bytes.equals(A)).toBe(true);
@@ -163,20 +164,20 @@ describe('dropped connections', () => {
     const s = await serve(() => ({ file: A, dropAfter: 0 }));
     const error = await continuation(s.url).catch((e) => e);
     expect(error).toBeInstanceOf(LoadError);
-    expect(error.message).toMatch(/at byte 0 of 1185376/);
+    expect(error.message).toMatch(/at byte 0 of 1185376, after 5 retries: the connection broke off/);
     expect(error.message).not.toMatch(/ignored/);
     expect(s.requests.length).toBe(6);
     expect(cacheContents().names).toEqual([]);
   });
 
   it('a resume request whose connection is cut before any answer is retried', async () => {
-    const s = await serve(({ index }) => (index === 0 ? { file: A, dropAfter: DROP } : index === 1 ? { file: A, destroy: true } : { file: A }));
+    const s = await serve(({ index }) => [{ file: A, dropAfter: DROP }, { file: A, destroy: true }][index] ?? { file: A });
     expect(await continuation(s.url)).toEqual({ text: textA, from: 'network' });
     expect(s.requests).toHaveLength(3);
   });
 
   it('a resume answered 503 once is retried', async () => {
-    const s = await serve(({ index }) => (index === 0 ? { file: A, dropAfter: DROP } : index === 1 ? { file: A, status: 503 } : { file: A }));
+    const s = await serve(({ index }) => [{ file: A, dropAfter: DROP }, { file: A, status: 503 }][index] ?? { file: A });
     expect(await continuation(s.url)).toEqual({ text: textA, from: 'network' });
     expect(s.requests).toHaveLength(3);
   });
@@ -213,6 +214,21 @@ describe('a slow server', () => {
   it('loads a body that trickles in', async () => {
     const s = await serve(() => ({ file: A, trickle: { bytes: 64 << 10, ms: 10 } }));
     expect(await continuation(s.url)).toEqual({ text: textA, from: 'network' });
+  });
+
+  it('a resume answered slowly is waited for', async () => {
+    const s = await serve(({ index }) => (index === 0 ? { file: A, dropAfter: DROP } : { file: A, delay: 500 }));
+    expect(await continuation(s.url)).toEqual({ text: textA, from: 'network' });
+    expect(cacheContents().bytes.equals(A)).toBe(true);
+  });
+
+  it('an abort while waiting for the answer rejects at once and leaves nothing', async () => {
+    const s = await serve(() => ({ file: A, delay: 60_000 }));
+    const started = performance.now();
+    const error = await continuation(s.url, { signal: AbortSignal.timeout(300) }).catch((e) => e);
+    expect(error).toBeInstanceOf(AbortError);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(cacheContents().names).toEqual([]);
   });
 
   it('an abort during a slow download rejects within a second with AbortError', async () => {
