@@ -120,7 +120,7 @@ export async function openUrlReader(url, signal, { maxRetries = 5 } = {}) {
       }
       if (position === 0) {
         // Nothing was read yet: any answer of the announced size will do.
-        if (contentLength(response) !== size) throw changedFile(url, response, 'its size changed');
+        if (contentLength(response) !== size) throw mustRestart(url, response, 'its size changed');
         version = versionOf(response);
         return streamReader(response.body, size);
       }
@@ -157,9 +157,9 @@ export async function openUrlReader(url, signal, { maxRetries = 5 } = {}) {
 // to the end of the same version of the file.
 function restOfFile(url, response, position, size, version) {
   const change = versionChange(version, response);
-  if (change) throw changedFile(url, response, `it changed on the server during the download (${change})`);
+  if (change) throw mustRestart(url, response, `it changed on the server during the download (${change})`);
   const request = `the request to resume at byte ${position}`;
-  if (response.status !== 206) throw changedFile(url, response, `the server answered ${request} with the whole file`);
+  if (response.status !== 206) throw mustRestart(url, response, `the server answered ${request} with the whole file`);
   const range = response.headers.get('content-range');
   const length = contentLength(response);
   let wrong = null;
@@ -190,7 +190,7 @@ function shortBody(url, response, position, size) {
   );
 }
 
-function changedFile(url, response, why) {
+function mustRestart(url, response, why) {
   response.body?.cancel().catch(() => {});
   return new DownloadRestartError(`${url}: ${why}`);
 }
