@@ -19,7 +19,7 @@ export async function downloadToCache(url, { cacheDir, sha256, onProgress = () =
   const cache = new FsModelCache(cacheDir);
   const checksums = await wasmChecksums();
   const hit = await cache.lookup(url);
-  if (hit && (!sha256 || hit.meta.sha256 === sha256) && (await fileChecksum(checksums, hit.file)) === hit.meta.checksum) {
+  if (hit && (!sha256 || hit.meta.sha256 === sha256) && (await checksums.ofFile(hit.file)) === hit.meta.checksum) {
     onProgress({ phase: 'cache', loaded: hit.meta.size, total: hit.meta.size });
     return hit.file;
   }
@@ -62,42 +62,42 @@ async function download(url, cache, checksums, { sha256, onProgress, signal }) {
   }
 }
 
-async function fileChecksum(checksums, file) {
-  const reader = await openFileReader(file);
-  const checksum = checksums.start();
-  const chunk = new Uint8Array(CHUNK_BYTES);
-  try {
-    for (let n; (n = await reader.read(chunk)) > 0;) checksum.update(chunk.subarray(0, n));
-  } finally {
-    await reader.close();
-  }
-  return checksum.digest();
-}
-
 // Checksum64 (cpp/core/checksum.h), computed by the engine's wasm build so
-// it is the very value the worker records and checks. start() → a fresh
-// {update(bytes), digest()}.
+// it is the very value the worker records and checks: start() → a fresh
+// {update(bytes), digest()}; ofFile(path) → a file's, read straight into the heap.
 async function wasmChecksums() {
   const module = await instantiateWasm('st', { printErr: () => {} });
   const { WasmEngine } = module;
   const heap = WasmEngine.alloc(CHUNK_BYTES);
+  const start = () => {
+    const hash = new module.Checksum64();
+    return {
+      update(bytes) {
+        for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
+          const piece = bytes.subarray(at, at + CHUNK_BYTES);
+          WasmEngine.heapView(heap, piece.length).set(piece);
+          hash.update(heap, piece.length);
+        }
+      },
+      updateFromHeap: (n) => hash.update(heap, n),
+      digest() {
+        const value = hash.hexDigest();
+        hash.delete();
+        return value;
+      },
+    };
+  };
   return {
-    start() {
-      const hash = new module.Checksum64();
-      return {
-        update(bytes) {
-          for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
-            const piece = bytes.subarray(at, at + CHUNK_BYTES);
-            WasmEngine.heapView(heap, piece.length).set(piece);
-            hash.update(heap, piece.length);
-          }
-        },
-        digest() {
-          const value = hash.hexDigest();
-          hash.delete();
-          return value;
-        },
-      };
+    start,
+    async ofFile(file) {
+      const reader = await openFileReader(file);
+      const checksum = start();
+      try {
+        for (let n; (n = await reader.read(WasmEngine.heapView(heap, CHUNK_BYTES))) > 0;) checksum.updateFromHeap(n);
+      } finally {
+        await reader.close();
+      }
+      return checksum.digest();
     },
   };
 }
