@@ -1,14 +1,13 @@
 // Generation through the worker: results, streaming, abort, queueing, tokenizer,
 // the benchmark request.
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import { setImmediate } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, GenerationError, LLM } from '../../js/index.js';
 import { openFileReader } from '../../js/node/file-reader.js';
+import { instantiateWasm } from '../../js/node/wasm-engine.js';
 import { benchPrompt } from '../../bench/bench-prompt.js';
 import { EngineHost } from '../../worker/engine-host.js';
-import { modelPath, repoRoot } from './helpers.mjs';
+import { modelPath } from './helpers.mjs';
 
 const prompt = 'Once upon a time';
 let llm;
@@ -180,9 +179,7 @@ describe('integer options', () => {
   // The engine host in this thread, with the options passed straight to the
   // bindings (the public API checks them first).
   it('the bindings refuse out-of-range integers themselves instead of casting them', async () => {
-    const require = createRequire(import.meta.url);
-    const factory = require(`${repoRoot}/dist/wasm/wasm-llm-st.js`);
-    const module = await factory({ wasmBinary: fs.readFileSync(`${repoRoot}/dist/wasm/wasm-llm-st.wasm`), printErr: () => {} });
+    const module = await instantiateWasm('st', { printErr: () => {} });
     const host = new EngineHost(module, 1, {
       readers: { path: (source) => openFileReader(source.path) },
       cache: () => null,
