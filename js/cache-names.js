@@ -10,7 +10,9 @@ export function cacheFileName(url) {
   return `${base}--${fnv1a(url)}.gguf`;
 }
 
-// The metadata file of a cached model: {url, size, sha256, savedAt}.
+// The metadata file of a cached model: {url, size, sha256, checksum, savedAt}.
+// sha256 and checksum (Checksum64, cpp/core/checksum.h) are of the bytes as
+// they were written; the checksum is checked on every read of the entry.
 export function metaFileName(fileName) {
   return `${fileName}.json`;
 }

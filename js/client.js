@@ -10,6 +10,9 @@
 //     terminate(), ref(), unref() }
 import { AbortError, GenerationError, LoadError, errorFromDescription } from './errors.js';
 
+// How long terminate() lets a running load clean up before the worker is stopped.
+const TERMINATE_GRACE_MS = 5000;
+
 export class WorkerClient {
   // Waits for the worker's 'ready' message; rejects with LoadError if it fails
   // to start, or with AbortError as soon as `signal` fires (the worker fetches
@@ -42,55 +45,79 @@ export class WorkerClient {
     return new WorkerClient(port);
   }
 
+  #onNoLoad = null;  // ends terminate()'s wait for running loads
+
   constructor(port) {
     this.port = port;
     this.nextId = 1;
-    this.pending = new Map();  // id → {resolve, reject, onEvent, kind, cleanup}
-    this.death = null;  // {code, message, cause} once the worker is gone
+    this.pending = new Map();   // id → {resolve, reject, onEvent, kind, cleanup}: the caller still waits
+    this.running = new Map();   // id → request type: the worker has not answered yet (an aborted call too)
+    this.death = null;          // {code, message, cause} once the worker is gone
     port.on('message', (msg) => this.#onMessage(msg));
-    port.on('error', (error) => this.#onDeath('worker_failed', error?.message ?? 'worker error', error));
-    port.on('exit', (code) => this.#onDeath('worker_failed', `the engine worker exited with code ${code}`));
+    port.on('error', (error) => this.#onExit('worker_failed', error?.message ?? 'worker error', error));
+    port.on('exit', (code) => this.#onExit('worker_failed', `the engine worker exited with code ${code}`));
     port.unref();  // an idle model must not keep a Node process alive
   }
 
   // Sends request {type, ...payload}; onEvent(msg) gets its progress/text
   // messages. `kind` ('load' or 'generation') picks the error type if the
   // worker dies. `transfer` lists objects to move to the worker.
+  // If onEvent throws, the request is aborted and rejects with that error.
   request(type, payload, { signal, onEvent, kind = 'generation', transfer = [] } = {}) {
     if (this.death) return Promise.reject(requestError(kind, 'the engine is not available', this.death));
     if (signal?.aborted) return Promise.reject(new AbortError(undefined, { cause: signal.reason }));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.port.post({ type: 'abort', id });
-        this.#settle(id, () => reject(new AbortError(undefined, { cause: signal.reason })));
-      };
+      const onAbort = () => this.#abort(id, new AbortError(undefined, { cause: signal.reason }));
       signal?.addEventListener('abort', onAbort, { once: true });
       const cleanup = () => signal?.removeEventListener('abort', onAbort);
       this.pending.set(id, { resolve, reject, onEvent, kind, cleanup });
-      if (this.pending.size === 1) this.port.ref();
+      this.running.set(id, type);
+      // The worker keeps Node alive while it has work, aborted work included:
+      // an aborted download still removes its partial file.
+      if (this.running.size === 1) this.port.ref();
       try {
         this.port.post({ id, type, ...payload }, transfer);
       } catch (error) {
         // Something in the request cannot be sent (a locked stream, a value that does not clone).
+        this.#finished(id);
         const failure = { code: 'invalid_argument', message: error.message, cause: error };
         this.#settle(id, () => reject(requestError(kind, 'cannot send the request to the engine worker', failure)));
       }
     });
   }
 
-  // Stops the worker; pending and later requests reject.
+  // Stops the worker; pending and later requests reject. A load still
+  // running in the worker is aborted and may first remove its partial cache
+  // file (for at most a few seconds).
   async terminate() {
     this.#onDeath('disposed', 'the model was disposed');
+    await this.#loadsFinished(TERMINATE_GRACE_MS);
     await this.port.terminate();
   }
 
   #onMessage(msg) {
+    if (msg.type === 'done' || msg.type === 'error') this.#finished(msg.id);
     const entry = this.pending.get(msg.id);
     if (!entry) return;  // already settled (aborted)
     if (msg.type === 'done') this.#settle(msg.id, () => entry.resolve(msg.result));
     else if (msg.type === 'error') this.#settle(msg.id, () => entry.reject(errorFromDescription(msg.error)));
-    else entry.onEvent?.(msg);
+    else {
+      try {
+        entry.onEvent?.(msg);
+      } catch (error) {
+        // The caller's callback threw: that call ends with its error.
+        this.#abort(msg.id, error);
+      }
+    }
+  }
+
+  // Tells the worker to stop request `id` and rejects it with `error` now.
+  #abort(id, error) {
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    this.port.post({ type: 'abort', id });
+    this.#settle(id, () => entry.reject(error));
   }
 
   #settle(id, settle) {
@@ -98,8 +125,38 @@ export class WorkerClient {
     if (!entry) return;
     this.pending.delete(id);
     entry.cleanup();
-    if (this.pending.size === 0) this.port.unref();
     settle();
+  }
+
+  // The worker has answered request `id`.
+  #finished(id) {
+    if (!this.running.delete(id)) return;
+    if (this.running.size === 0) this.port.unref();
+    if (!this.#loadRunning()) this.#onNoLoad?.();
+  }
+
+  #loadRunning() {
+    return [...this.running.values()].includes('load');
+  }
+
+  // Resolves once no load runs in the worker (each is told to abort), or after `ms`.
+  #loadsFinished(ms) {
+    if (!this.#loadRunning()) return Promise.resolve();
+    for (const [id, type] of this.running) if (type === 'load') this.port.post({ type: 'abort', id });
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#onNoLoad = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  // The worker died or failed: nothing it ran will answer.
+  #onExit(code, message, cause) {
+    this.#onDeath(code, message, cause);
+    this.running.clear();
+    this.#onNoLoad?.();
   }
 
   // code: 'disposed' or 'worker_failed'.

@@ -16,17 +16,25 @@ export interface LoadProgress {
 
 export interface LoadOptions {
   /**
-   * Engine threads. Default: min(4, available cores) in Node; in browsers the same
-   * when the page is cross-origin isolated, else 1. More than 1 uses the pthreads build.
-   * Browsers: a page that is not cross-origin isolated has no SharedArrayBuffer, so it
-   * always gets the single-thread build and 1 thread, whatever is asked.
+   * Engine threads, 1 to 256. Default: min(4, available cores) in Node; in browsers the
+   * same where threads can run, else 1. More than 1 uses the pthreads build.
+   * Browsers: threads need a cross-origin isolated page with SharedArrayBuffer and shared
+   * WebAssembly memory (WebKit reports isolation without them); elsewhere the page and
+   * the worker get the single-thread build and 1 thread, whatever is asked.
    */
   threads?: number;
-  /** KV cache positions; 0 or absent: min(training context, 4096). */
+  /** KV cache positions (an integer up to 2^31 − 1); 0 or absent: min(training context, 4096). */
   contextSize?: number;
-  /** Bytes the model may use in all (weights + KV cache + buffers); 0: what the 4 GB wasm memory has left. */
+  /**
+   * Bytes the model may use in all (weights + KV cache + buffers), an integer; 0: what the
+   * 4 GB wasm memory has left.
+   */
   memoryLimit?: number;
-  /** Expected sha256 of the file (hex); checked while it streams in. Registry models bring their own. */
+  /**
+   * Expected sha256 of the file (hex); checked while it streams in. Registry models bring their
+   * own. A cached copy is used only if the sha256 recorded when it was downloaded is this one
+   * (and its bytes still match the checksum recorded with it).
+   */
   sha256?: string;
   /**
    * Cache downloads (default true): OPFS in browsers, a folder in Node. Browsers without
@@ -45,6 +53,7 @@ export interface LoadOptions {
   modelsDir?: string;
   /** Length of a ReadableStream source, if known (checked against the header). */
   size?: number;
+  /** If it throws, the load stops and rejects with what it threw. */
   onProgress?: (progress: LoadProgress) => void;
   /**
    * Aborts the load at any stage (the engine worker's start, which fetches and compiles the wasm
@@ -54,11 +63,14 @@ export interface LoadOptions {
 }
 
 export interface GenerateOptions {
-  /** Tokens to generate at most (default 256). */
+  /**
+   * Tokens to generate at most (default 256). Integer options are range-checked: anything else
+   * is a RangeError naming the range.
+   */
   maxTokens?: number;
   /** <= 0: greedy. Default 0.8. */
   temperature?: number;
-  /** <= 0: disabled. Default 40. */
+  /** An integer; <= 0: disabled. Default 40. */
   topK?: number;
   /** 1: disabled. Default 0.95. */
   topP?: number;
@@ -66,11 +78,11 @@ export interface GenerateOptions {
   minP?: number;
   /** 1: disabled (default). */
   repeatPenalty?: number;
-  /** Tokens the penalties look back over (default 64). */
+  /** Tokens the penalties look back over: 0 to 2^20 (default 64). */
   repeatLastN?: number;
   frequencyPenalty?: number;
   presencePenalty?: number;
-  /** The draws are a pure function of the seed (default 0). */
+  /** The draws are a pure function of the seed: an integer from 0 to 2^53 − 1 (default 0). */
   seed?: number;
   /** Generation ends before any of these strings; they are not part of the output. */
   stop?: string | string[];
@@ -79,7 +91,10 @@ export interface GenerateOptions {
   /** Control-token text in the prompt becomes control tokens (default true). */
   parseSpecial?: boolean;
   signal?: AbortSignal;
-  /** Called with each piece of text as it is produced. */
+  /**
+   * Called with each piece of text as it is produced. If it throws, the generation stops and
+   * rejects with what it threw.
+   */
   onToken?: (piece: string) => void;
   /**
    * Called once with the generation's stats when it has finished, before the call resolves
@@ -189,6 +204,12 @@ export interface CacheEntry {
   url: string;
   size: number;
   sha256: string;
+  /**
+   * A fast checksum of the file's bytes (16 hex digits), recorded with sha256 when the
+   * entry was written and checked on every load from the cache: a copy whose bytes
+   * changed is deleted and downloaded again.
+   */
+  checksum: string;
   /** Milliseconds since the epoch. */
   savedAt: number;
   /** Node: the file's path. */

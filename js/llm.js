@@ -9,7 +9,7 @@ import { AbortError, asInvalidArgument } from './errors.js';
 import {
   BENCH_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames,
 } from './option-names.js';
-import { generateOptions, loadOptions } from './options.js';
+import { INT_MAX, checkInteger, generateOptions, loadOptions } from './options.js';
 
 export class LLM {
   // Loads a GGUF model (see index.d.ts for the sources and options).
@@ -147,10 +147,7 @@ export class LLM {
   async bench(options = {}) {
     const { promptTokens, generateTokens } = checkArguments(() => {
       checkOptionNames(options, BENCH_OPTIONS, 'bench');
-      for (const name of BENCH_OPTIONS) {
-        const n = options[name];
-        if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer`);
-      }
+      for (const name of BENCH_OPTIONS) checkInteger(name, options[name], [1, INT_MAX]);
       return options;
     });
     return this.client.request('bench', { promptTokens, generateTokens });

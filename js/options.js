@@ -2,10 +2,25 @@
 // anything crosses to the worker. Undefined generation options are dropped so
 // the engine keeps its own defaults (documented in index.d.ts).
 
+export const INT_MAX = 2 ** 31 - 1;  // the engine's counts are C ints
+
+// The integer generation options and their ranges in the engine.
+const GENERATE_INTEGERS = {
+  maxTokens: [0, INT_MAX],
+  topK: [-INT_MAX - 1, INT_MAX],  // <= 0: disabled
+  repeatLastN: [0, 1 << 20],      // Sampler::kMaxPenaltyLastN
+  seed: [0, Number.MAX_SAFE_INTEGER],
+};
 const GENERATE_NUMBERS = [
-  'maxTokens', 'temperature', 'topK', 'topP', 'minP', 'repeatPenalty', 'repeatLastN',
-  'frequencyPenalty', 'presencePenalty', 'seed',
+  ...Object.keys(GENERATE_INTEGERS), 'temperature', 'topP', 'minP', 'repeatPenalty', 'frequencyPenalty', 'presencePenalty',
 ];
+
+// Throws RangeError unless `value` is an integer in [min, max].
+export function checkInteger(name, value, [min, max]) {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
+  }
+}
 
 // What the worker needs of LLM.generate's options (signal and onToken stay here).
 export function generateOptions(options) {
@@ -15,6 +30,7 @@ export function generateOptions(options) {
     if (typeof options[key] !== 'number' || !Number.isFinite(options[key])) {
       throw new TypeError(`${key} must be a finite number`);
     }
+    if (GENERATE_INTEGERS[key]) checkInteger(key, options[key], GENERATE_INTEGERS[key]);
     out[key] = options[key];
   }
   if (options.stop !== undefined) {
@@ -35,11 +51,9 @@ export function loadOptions(options, defaultThreads) {
   const {
     threads = defaultThreads, contextSize = 0, memoryLimit = 0, sha256, cache = true, relaxedSimd = true,
   } = options;
-  if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
-    throw new RangeError('threads must be an integer from 1 to 256');
-  }
-  if (!Number.isInteger(contextSize) || contextSize < 0) throw new RangeError('contextSize must be a non-negative integer');
-  if (typeof memoryLimit !== 'number' || !(memoryLimit >= 0)) throw new RangeError('memoryLimit must be a byte count');
+  checkInteger('threads', threads, [1, 256]);
+  checkInteger('contextSize', contextSize, [0, INT_MAX]);
+  checkInteger('memoryLimit', memoryLimit, [0, Number.MAX_SAFE_INTEGER]);
   if (sha256 !== undefined && !/^[0-9a-fA-F]{64}$/.test(sha256)) {
     throw new TypeError('sha256 must be 64 hexadecimal digits');
   }

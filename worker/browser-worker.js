@@ -7,6 +7,7 @@
 // {type: 'init', variant: 'mt' | 'st', threads, relaxedSimd}, every later one
 // a request.
 import { openOpfsCache } from '../js/browser/opfs-cache.js';
+import { canRunThreads } from '../js/browser/threads.js';
 import { EngineHost } from './engine-host.js';
 import { wasmBuild } from './relaxed-simd.js';
 import { serve } from './serve.js';
@@ -42,6 +43,8 @@ const THREADED_FILES = {
 };
 
 async function createHost({ variant, threads, relaxedSimd }) {
+  // The page picked the threaded build by what it can use; this worker may have less.
+  if (variant === 'mt' && !canRunThreads()) [variant, threads] = ['st', 1];
   const build = wasmBuild(variant, relaxedSimd);
   const { default: createWasmLlm } = await GLUE[build]();
   const wasm = instantiateFrom((await sameOriginUrls({ wasm: WASM[build] })).wasm);

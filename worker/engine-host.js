@@ -6,11 +6,12 @@
 // differs is passed in: the wasm module, readers for platform sources (files,
 // OPFS) and the download cache.
 import { AbortError, GenerationError, LoadError, checkStatus } from '../js/errors.js';
-import { blobReader, openUrlReader, streamReader, tapReader } from '../js/readers.js';
+import { DownloadRestartError, blobReader, openUrlReader, streamReader, tapReader } from '../js/readers.js';
 
 const FIRST_PREFIX_BYTES = 1 << 20;  // most GGUF headers fit in 1 MiB
 const CHUNK_BYTES = 4 << 20;         // bytes per read into the heap
 const UNKNOWN_SIZE = Number.MAX_SAFE_INTEGER;
+const MAX_DOWNLOAD_RESTARTS = 2;  // a file that keeps changing fails instead
 
 // Where the bytes of a load came from, as onProgress's phase names it.
 const PHASE = { network: 'download', cache: 'cache', local: 'read' };
@@ -20,7 +21,8 @@ export class EngineHost {
   // platform: { readers: {kind: (description) → reader}, cache(description) → cache or null,
   //             yieldToEventLoop() → Promise }.
   // A cache is { open(url) → {reader, meta} | null, create(url) → writer, delete(url) };
-  // a writer is { write(bytes), commit(meta), discard() }.
+  // a writer is { write(bytes), commit(meta), discard() }; meta is {url, size, sha256, checksum, savedAt}
+  // (js/cache-names.js).
   constructor(module, threads, platform) {
     this.module = module;
     this.threads = threads;
@@ -31,18 +33,28 @@ export class EngineHost {
 
   // Loads the model described by `source` (see js/sources.js). options:
   // {contextSize, memoryLimit, sha256}; onProgress({phase, loaded, total});
-  // signal: AbortSignal. A cached copy that fails to load is deleted and the
-  // model is downloaded again.
+  // signal: AbortSignal. A cached copy that fails to load or to verify is
+  // deleted and the model is downloaded again; a download whose file changed
+  // on the server starts over (a few times at most).
   async load(source, options, onProgress, signal) {
+    let useCachedCopy = true;
+    let restarts = 0;
     try {
-      try {
-        return await this.#loadOnce(source, options, onProgress, signal, true);
-      } catch (error) {
-        if (!(error instanceof CachedCopyError)) throw error;
-        await error.cache.delete(source.url);
-        this.engine.delete();
-        this.engine = new this.module.WasmEngine();
-        return await this.#loadOnce(source, options, onProgress, signal, false);
+      for (;;) {
+        try {
+          return await this.#loadOnce(source, options, onProgress, signal, useCachedCopy);
+        } catch (error) {
+          if (error instanceof CachedCopyError && useCachedCopy) {
+            await error.cache.delete(source.url);
+            useCachedCopy = false;
+          } else if (error instanceof DownloadRestartError && restarts < MAX_DOWNLOAD_RESTARTS) {
+            restarts += 1;
+          } else {
+            throw error;
+          }
+          this.engine.delete();
+          this.engine = new this.module.WasmEngine();
+        }
       }
     } catch (error) {
       if (signal.aborted) throw new AbortError('loading was aborted');
@@ -54,34 +66,49 @@ export class EngineHost {
     const opened = await this.#open(source, signal, useCachedCopy);
     let { reader } = opened;
     const phase = PHASE[opened.from];
-    // Hash what is read unless a cached copy was checked against this hash already.
-    const wantHash = options.sha256 && opened.meta?.sha256 !== options.sha256 ? options.sha256 : null;
-    const hasher = wantHash || opened.writer ? new this.module.Sha256() : null;
-    if (hasher) reader = tapReader(reader, (bytes) => this.#hash(hasher, bytes));
+    const fromCache = opened.from === 'cache';
+    // Hashed while the bytes stream in: the expected sha256, unless the cached
+    // copy recorded it when it was written; a download being cached gets both
+    // hashes recorded; a cached copy's bytes are checked against the checksum
+    // recorded with them (cheap, unlike SHA-256), which also vouches for its sha256.
+    const wantSha256 = options.sha256 && !(fromCache && opened.meta.sha256 === options.sha256) ? options.sha256 : null;
+    const sha256 = wantSha256 || opened.writer ? new this.module.Sha256() : null;
+    const checksum = opened.writer || fromCache ? new this.module.Checksum64() : null;
+    const hashes = [sha256, checksum].filter(Boolean);
+    if (hashes.length > 0) reader = tapReader(reader, (bytes) => this.#hash(hashes, bytes));
     try {
       const prefix = await this.#beginLoad(reader, options, (loaded) => onProgress({ phase, loaded, total: reader.size }),
         signal);
       await this.#readData(reader, prefix, (loaded) => onProgress({ phase, loaded, total: reader.size }), signal);
       // The bytes after the tensor data (if any) are hashed and cached too.
-      if (hasher) await drain(reader, signal);
-      const digest = hasher?.hexDigest();
-      hasher?.delete();
-      if (wantHash && digest !== wantHash) {
-        throw new LoadError(`the file's sha256 is ${digest}, not the expected ${wantHash}`, {
+      if (hashes.length > 0) await drain(reader, signal);
+      const digest = sha256?.hexDigest();
+      const sum = checksum?.hexDigest();
+      if (wantSha256 && digest !== wantSha256) {
+        throw new LoadError(`the file's sha256 is ${digest}, not the expected ${wantSha256}`, {
           code: 'sha256_mismatch',
+        });
+      }
+      if (fromCache && sum !== opened.meta.checksum) {
+        const recorded = opened.meta.checksum;
+        throw new LoadError(`the cached copy is damaged: its checksum is ${sum}, not the recorded ${recorded}`, {
+          code: 'bad_file',
         });
       }
       onProgress({ phase: 'init', loaded: this.#fileEnd(), total: reader.size ?? this.#fileEnd() });
       this.#check(this.engine.finishLoad());
-      await opened.writer?.commit({ url: source.url, size: this.#fileEnd(), sha256: digest, savedAt: Date.now() });
+      await opened.writer?.commit({
+        url: source.url, size: this.#fileEnd(), sha256: digest, checksum: sum, savedAt: Date.now(),
+      });
       this.loaded = true;
       onProgress({ phase: 'done', loaded: this.#fileEnd(), total: reader.size ?? this.#fileEnd() });
       return { ...this.info(), loadedFrom: opened.from };
     } catch (error) {
       await opened.writer?.discard();
-      if (opened.from === 'cache' && useCachedCopy && !signal.aborted) throw new CachedCopyError(opened.cache, error);
+      if (fromCache && useCachedCopy && !signal.aborted) throw new CachedCopyError(opened.cache, error);
       throw error;
     } finally {
+      for (const hash of hashes) hash.delete();
       await reader.close();
     }
   }
@@ -92,7 +119,8 @@ export class EngineHost {
       case 'url': {
         const cache = source.cache ? await this.platform.cache(source) : null;
         const hit = cache && useCachedCopy ? await cache.open(source.url) : null;
-        if (hit) return { reader: hit.reader, meta: hit.meta, from: 'cache', cache };
+        if (hit?.meta.checksum) return { reader: hit.reader, meta: hit.meta, from: 'cache', cache };
+        await hit?.reader.close();  // an entry without a checksum cannot be checked: downloaded again
         const reader = await openUrlReader(source.url, signal);
         if (!cache) return { reader, from: 'network' };
         const writer = await cache.create(source.url);
@@ -112,17 +140,17 @@ export class EngineHost {
     }
   }
 
-  // Hashes bytes in place when they are in the heap, else through a copy.
-  #hash(hasher, bytes) {
+  // Feeds bytes to each of `hashes`: in place when they are in the heap, else through a copy.
+  #hash(hashes, bytes) {
     const { WasmEngine } = this.module;
     if (bytes.buffer === WasmEngine.heapView(0, 0).buffer) {
-      hasher.update(bytes.byteOffset, bytes.length);
+      for (const hash of hashes) hash.update(bytes.byteOffset, bytes.length);
       return;
     }
     const ptr = WasmEngine.alloc(bytes.length);
     try {
       WasmEngine.heapView(ptr, bytes.length).set(bytes);
-      hasher.update(ptr, bytes.length);
+      for (const hash of hashes) hash.update(ptr, bytes.length);
     } finally {
       WasmEngine.free(ptr);
     }

@@ -3,27 +3,18 @@
 // (serve.js). Paths are read from disk; downloads are cached in a folder.
 // Started by js/node/platform.js with workerData {variant: 'mt' | 'st',
 // threads, relaxedSimd}.
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import { setImmediate } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import { FsModelCache } from '../js/node/cache.js';
 import { openFileReader } from '../js/node/file-reader.js';
+import { instantiateWasm } from '../js/node/wasm-engine.js';
 import { EngineHost } from './engine-host.js';
 import { wasmBuild } from './relaxed-simd.js';
 import { serve } from './serve.js';
 
-const require = createRequire(import.meta.url);
-const wasmDir = new URL('../dist/wasm/', import.meta.url);
-
 async function createHost() {
   const { variant, threads, relaxedSimd } = workerData;
-  const name = `wasm-llm-${wasmBuild(variant, relaxedSimd)}`;
-  const factory = require(fileURLToPath(new URL(`${name}.js`, wasmDir)));
-  // Node needs the binary passed in: the 3.1.6 glue would fetch() a file path.
-  const wasmBinary = fs.readFileSync(new URL(`${name}.wasm`, wasmDir));
-  const module = await factory({ wasmBinary, nThreads: threads, printErr: () => {} });
+  const module = await instantiateWasm(wasmBuild(variant, relaxedSimd), { nThreads: threads, printErr: () => {} });
   return new EngineHost(module, threads, {
     readers: { path: (source) => openFileReader(source.path) },
     cache: (source) => new FsModelCache(source.cacheDir),

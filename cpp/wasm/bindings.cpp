@@ -11,11 +11,13 @@
 #include <emscripten/val.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "core/checksum.h"
 #include "core/sha256.h"
 #include "engine/bench.h"
 #include "engine/engine.h"
@@ -42,6 +44,27 @@ double number_or(const val& obj, const char* key, double fallback) {
   const val v = obj[key];
   return v.isNumber() ? v.as<double>() : fallback;
 }
+
+// A JS number as an integer in [lo, hi], checked before any cast: casting a
+// double outside an integer type's range is undefined behaviour (natively;
+// in wasm it gives INT_MIN). The JS side checks first (js/options.js); this
+// keeps the engine safe from any other caller.
+Result<int64_t> integer_in(double v, int64_t lo, int64_t hi, const char* name) {
+  if (!(v >= static_cast<double>(lo) && v <= static_cast<double>(hi)) || v != std::trunc(v)) {
+    return Status::error(ErrorCode::kInvalidArgument, "%s must be an integer from %lld to %lld, got %.17g", name,
+                         static_cast<long long>(lo), static_cast<long long>(hi), v);
+  }
+  return static_cast<int64_t>(v);
+}
+
+// An integer option of a JS options object in [lo, hi], or `fallback` when absent.
+Result<int64_t> integer_or(const val& obj, const char* key, int64_t fallback, int64_t lo, int64_t hi) {
+  return integer_in(number_or(obj, key, static_cast<double>(fallback)), lo, hi, key);
+}
+
+constexpr int64_t kIntMax = INT32_MAX;
+constexpr int64_t kIntMin = INT32_MIN;
+constexpr int64_t kMaxSafeInteger = (int64_t{1} << 53) - 1;  // JS numbers are exact integers up to here
 
 bool bool_or(const val& obj, const char* key, bool fallback) {
   if (obj.isUndefined() || obj.isNull()) return fallback;
@@ -89,10 +112,17 @@ class WasmEngine {
   // options: {contextSize, threads, memoryLimit}. On kNeedMoreData the
   // result's neededBytes says how long a prefix to pass next time.
   val begin_load(double prefix_ptr, double prefix_len, double file_size, const val& options) {
+    const Result<int64_t> n_ctx = integer_or(options, "contextSize", 0, 0, kIntMax);
+    const Result<int64_t> n_threads = integer_or(options, "threads", 1, 1, 256);
+    const Result<int64_t> memory_limit = integer_or(options, "memoryLimit", 0, 0, kMaxSafeInteger);
+    const Result<int64_t> size = integer_in(file_size, 0, kMaxSafeInteger, "the file size");
+    for (const Status& s : {n_ctx.status(), n_threads.status(), memory_limit.status(), size.status()}) {
+      if (!s.ok()) return status_object(s);
+    }
     LoadOptions o;
-    o.n_ctx = static_cast<int>(number_or(options, "contextSize", 0));
-    o.n_threads = threaded() ? static_cast<int>(number_or(options, "threads", 1)) : 1;
-    o.memory_limit = static_cast<uint64_t>(number_or(options, "memoryLimit", 0));
+    o.n_ctx = static_cast<int>(*n_ctx);
+    o.n_threads = threaded() ? static_cast<int>(*n_threads) : 1;
+    o.memory_limit = static_cast<uint64_t>(*memory_limit);
     // Without a limit of the caller's, the model must fit what the wasm
     // memory can still grow to (4 GB in all): refuse before allocating.
     const uint64_t heap_left = emscripten_get_heap_max() - reinterpret_cast<uintptr_t>(sbrk(0));
@@ -100,7 +130,7 @@ class WasmEngine {
     const auto* data = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(prefix_ptr));
     uint64_t needed = 0;
     const Status s = engine_.begin_load(std::span<const uint8_t>(data, static_cast<size_t>(prefix_len)),
-                                        static_cast<uint64_t>(file_size), o, &needed);
+                                        static_cast<uint64_t>(*size), o, &needed);
     val out = status_object(s);
     out.set("neededBytes", static_cast<double>(needed));
     return out;
@@ -202,16 +232,24 @@ class WasmEngine {
     if (!engine_.loaded()) return status_object(not_loaded());
     GenerateOptions g;
     SamplerParams& s = g.sampling;
-    g.max_tokens = static_cast<int>(number_or(options, "maxTokens", g.max_tokens));
+    const Result<int64_t> max_tokens = integer_or(options, "maxTokens", g.max_tokens, 0, kIntMax);
+    const Result<int64_t> top_k = integer_or(options, "topK", s.top_k, kIntMin, kIntMax);
+    const Result<int64_t> last_n = integer_or(options, "repeatLastN", s.penalty_last_n, 0, Sampler::kMaxPenaltyLastN);
+    const Result<int64_t> seed = integer_or(options, "seed", 0, 0, kMaxSafeInteger);
+    for (const Status& st : {max_tokens.status(), top_k.status(), last_n.status(), seed.status()}) {
+      if (!st.ok()) return status_object(st);
+    }
+    g.max_tokens = static_cast<int>(*max_tokens);
+    s.top_k = static_cast<int>(*top_k);
+    s.penalty_last_n = static_cast<int>(*last_n);
+    s.seed = static_cast<uint64_t>(*seed);
+    // Doubles beyond float's range become ±inf (defined for IEEE floats); the sampler refuses those.
     s.temperature = static_cast<float>(number_or(options, "temperature", s.temperature));
-    s.top_k = static_cast<int>(number_or(options, "topK", s.top_k));
     s.top_p = static_cast<float>(number_or(options, "topP", s.top_p));
     s.min_p = static_cast<float>(number_or(options, "minP", s.min_p));
     s.repeat_penalty = static_cast<float>(number_or(options, "repeatPenalty", s.repeat_penalty));
-    s.penalty_last_n = static_cast<int>(number_or(options, "repeatLastN", s.penalty_last_n));
     s.frequency_penalty = static_cast<float>(number_or(options, "frequencyPenalty", s.frequency_penalty));
     s.presence_penalty = static_cast<float>(number_or(options, "presencePenalty", s.presence_penalty));
-    s.seed = static_cast<uint64_t>(number_or(options, "seed", 0));
     g.add_special = bool_or(options, "addSpecial", g.add_special);
     g.parse_special = bool_or(options, "parseSpecial", g.parse_special);
     if (!options.isUndefined() && !options.isNull() && options["stop"].isArray()) {
@@ -241,7 +279,11 @@ class WasmEngine {
   // {code, message, promptTokens, generatedTokens, prefillSeconds, decodeSeconds, runs}
   // (the median of `runs` measured runs, BenchRuns' defaults).
   val bench(double n_prompt, double n_gen) {
-    const Result<BenchTimes> times = run_bench(engine_, static_cast<int64_t>(n_prompt), static_cast<int64_t>(n_gen));
+    const Result<int64_t> prompt_tokens = integer_in(n_prompt, 1, kIntMax, "promptTokens");
+    const Result<int64_t> generate_tokens = integer_in(n_gen, 1, kIntMax, "generateTokens");
+    if (!prompt_tokens.ok()) return status_object(prompt_tokens.status());
+    if (!generate_tokens.ok()) return status_object(generate_tokens.status());
+    const Result<BenchTimes> times = run_bench(engine_, *prompt_tokens, *generate_tokens);
     if (!times.ok()) return status_object(times.status());
     val out = ok_object();
     out.set("promptTokens", static_cast<double>(times->prompt_tokens));
@@ -269,9 +311,10 @@ class WasmEngine {
   Engine engine_;
 };
 
-// SHA-256 over bytes already in the wasm heap (the loader hashes each chunk
-// where it lands, so checking a download costs no extra copy).
-class WasmSha256 {
+// A hash (Sha256, Checksum64) over bytes already in the wasm heap: the loader
+// hashes each chunk where it lands, so checking a download costs no extra copy.
+template <class Hash>
+class HeapHash {
  public:
   void update(double ptr, double bytes) {
     hash_.update(reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(ptr)), static_cast<size_t>(bytes));
@@ -279,7 +322,7 @@ class WasmSha256 {
   std::string hex_digest() { return hash_.hex_digest(); }
 
  private:
-  Sha256 hash_;
+  Hash hash_;
 };
 
 }  // namespace wllm::wasm
@@ -305,9 +348,14 @@ EMSCRIPTEN_BINDINGS(wasm_llm) {
       .function("step", &WasmEngine::step)
       .function("cancel", &WasmEngine::cancel)
       .function("bench", &WasmEngine::bench);
-  using wllm::wasm::WasmSha256;
-  emscripten::class_<WasmSha256>("Sha256")
+  using Sha256 = wllm::wasm::HeapHash<wllm::Sha256>;
+  emscripten::class_<Sha256>("Sha256")
       .constructor<>()
-      .function("update", &WasmSha256::update)
-      .function("hexDigest", &WasmSha256::hex_digest);
+      .function("update", &Sha256::update)
+      .function("hexDigest", &Sha256::hex_digest);
+  using Checksum64 = wllm::wasm::HeapHash<wllm::Checksum64>;
+  emscripten::class_<Checksum64>("Checksum64")
+      .constructor<>()
+      .function("update", &Checksum64::update)
+      .function("hexDigest", &Checksum64::hex_digest);
 }

@@ -1,16 +1,17 @@
 // What LLM needs from a browser (see js/llm.js): a module Web Worker for the
-// engine, threads when the page is cross-origin isolated, URLs relative to
+// engine, threads where the page can run them, URLs relative to
 // the page, and the OPFS download cache. Nothing here may import node:
 // modules: bundlers follow every import from js/browser.js.
 import { describeCommonSource, registryDownload } from '../sources.js';
 import { openOpfsCache } from './opfs-cache.js';
+import { canRunThreads } from './threads.js';
 
 const MAX_DEFAULT_THREADS = 4;
 
 export const browserPlatform = {
-  // SharedArrayBuffer, and so the pthreads build, needs cross-origin
+  // The pthreads build needs SharedArrayBuffer, which needs cross-origin
   // isolation (COOP: same-origin and COEP: require-corp on the page).
-  threadsSupported: () => globalThis.crossOriginIsolated === true,
+  threadsSupported: canRunThreads,
 
   defaultThreads() {
     if (!browserPlatform.threadsSupported()) return 1;

@@ -47,7 +47,7 @@ export class FsModelCache {
     };
     return {
       write: (bytes) => {
-        fs.writeSync(fd, bytes);
+        for (let written = 0; written < bytes.length;) written += fs.writeSync(fd, bytes, written);
       },
       commit: async (meta) => {
         close();

@@ -7,18 +7,13 @@
 // a registry name (looked up in $WASM_LLM_MODELS first), an http(s) URL or
 // 'hf:owner/repo/file.gguf'; those are downloaded into the cache folder first,
 // with a progress bar.
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { runsRelaxedSimd } from '../../worker/relaxed-simd.js';
 import { remoteUrl } from '../registry.js';
 import { defaultCacheDir } from './cache.js';
 import { downloadToCache } from './download.js';
 import { logicalCores, resolveRegistryName } from './platform.js';
-
-const require = createRequire(import.meta.url);
-const wasmDir = new URL('../../dist/wasm/', import.meta.url);
+import { instantiateWasm } from './wasm-engine.js';
 
 // The local file for a -m value: itself, or a registry model / download.
 async function resolveModel(value) {
@@ -81,15 +76,8 @@ async function main() {
   // The pthread pool must hold every thread the engine starts (more would hang).
   const threads = Number(flagValue(args, ['-t', '--threads'])?.value);
   const nThreads = Math.max(Number.isInteger(threads) && threads > 0 ? threads : 0, Math.min(logicalCores(), 8), 1);
-  const name = runsRelaxedSimd() ? 'wasm-llm-cli-relaxed' : 'wasm-llm-cli';
-  const factory = require(fileURLToPath(new URL(`${name}.js`, wasmDir)));
   // main() runs on instantiation and exits the process with its status.
-  await factory({
-    wasmBinary: fs.readFileSync(new URL(`${name}.wasm`, wasmDir)),
-    arguments: args,
-    thisProgram: 'wasm-llm',
-    nThreads,
-  });
+  await instantiateWasm(runsRelaxedSimd() ? 'cli-relaxed' : 'cli', { arguments: args, thisProgram: 'wasm-llm', nThreads });
 }
 
 main();

@@ -39,6 +39,7 @@ export const nodePlatform = {
   startWorker(variant, threads, relaxedSimd) {
     const worker = new Worker(new URL('../../worker/node-worker.js', import.meta.url), {
       workerData: { variant, threads, relaxedSimd },
+      execArgv: workerExecArgv(process.execArgv),
     });
     return {
       post: (message, transfer) => worker.postMessage(message, transfer),
@@ -86,6 +87,18 @@ export const nodePlatform = {
     return new FsModelCache(defaultCacheDir());
   },
 };
+
+// The parent's Node options a worker can take. A worker inherits them, but
+// one started from a file refuses --input-type (set by `node --input-type=module`
+// for code on stdin or in -e), so it would fail to start.
+export function workerExecArgv(execArgv) {
+  const out = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    if (execArgv[i] === '--input-type') i++;  // and its value
+    else if (!execArgv[i].startsWith('--input-type=')) out.push(execArgv[i]);
+  }
+  return out;
+}
 
 function knownNames() {
   return Object.keys(MODELS).join(', ');

@@ -20,13 +20,15 @@ const CHROMIUM_ARGS = [
 // (threads); mounts: more folders for the server; models: its /models/
 // folder (default ../shared/models; null: none); root, pagePath and
 // readyGlobal: another page to open (served from root), ready once
-// window[readyGlobal] exists (or, with readySelector, once that element does).
+// window[readyGlobal] exists (or, with readySelector, once that element does);
+// initScript: code run in the page before its own scripts.
 // Resolves to {page, origin, requests, requestsFor(path), pageErrors, close()};
 // pageErrors collects the page's uncaught errors and console errors from its
 // first script on. close() ends Chromium and the server and removes the
 // profile, and runs even if opening failed halfway.
 export async function openTestPage({
   isolated = true, mounts = {}, models, root, pagePath = 'tests/browser/index.html', readyGlobal = 'wasmLlm', readySelector,
+  initScript,
 } = {}) {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run tools/setup.sh (apt package chromium)`);
   const requests = [];
@@ -45,6 +47,7 @@ export async function openTestPage({
       headless: true,
       args: CHROMIUM_ARGS,
     });
+    if (initScript) await context.addInitScript(initScript);
     const page = context.pages()[0] ?? (await context.newPage());
     const pageErrors = [];
     page.on('pageerror', (error) => pageErrors.push(`uncaught: ${error.message}`));

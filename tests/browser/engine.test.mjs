@@ -220,6 +220,26 @@ describe('cross-origin isolated page: the threaded build', () => {
     expect(result.text).toBe(expected);
   });
 
+  it('a throwing onToken rejects that generation with its error, raises no page error, and the model keeps serving', async () => {
+    const errorsBefore = t.pageErrors.length;
+    const result = await t.page.evaluate(async ({ url, prompt }) => {
+      const llm = await window.wasmLlm.LLM.load(url);
+      try {
+        const thrown = new Error('from onToken');
+        let calls = 0;
+        const error = await llm.generate(prompt, {
+          maxTokens: 50, temperature: 0, onToken: () => { calls += 1; throw thrown; },
+        }).then(() => null, (e) => e);
+        const next = await llm.generate(prompt, { maxTokens: 200, temperature: 0 });
+        return { same: error === thrown, calls, next };
+      } finally {
+        await llm.dispose();
+      }
+    }, { url: MODEL_URL, prompt });
+    expect(result).toEqual({ same: true, calls: 1, next: expected });
+    expect(t.pageErrors.slice(errorsBefore)).toEqual([]);
+  });
+
   kernelTests(() => t, 'mt');
   streamingAndAbortTests(() => t.page);
 
@@ -242,6 +262,46 @@ describe('cross-origin isolated page: the threaded build', () => {
       expect(result.greedy, model.arch).toBe(model.greedy);
       expect(result.seeded, model.arch).toBe(model.seeded);
     }
+  });
+});
+
+// WebKit (WebKitGTK 2.50, Safari's engine) reports crossOriginIsolated without
+// SharedArrayBuffer. Chromium is made to look so: SharedArrayBuffer is deleted
+// in the page (an init script) and in the engine worker (its script, rewritten
+// on the way). The engine must pick the single-thread build from what it can use.
+describe('cross-origin isolated page without SharedArrayBuffer: the single-thread build', () => {
+  const deleteSab = 'delete globalThis.SharedArrayBuffer;';
+  const workerPattern = '**/worker/browser-worker.js';
+  const pageErrors = () => t.pageErrors.filter((e) => !e.includes('/favicon.ico'));  // the page has none
+  let t;
+  beforeAll(async () => {
+    t = await openTestPage({ isolated: true, initScript: deleteSab });
+    await t.page.context().route(workerPattern, async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, body: `${deleteSab}\n${await response.text()}` });
+    });
+  });
+  afterAll(() => t?.close());
+
+  it('in the page and in the worker (as WebKit): loads with 1 thread and generates the native CLI text', async () => {
+    const result = await greedy(t.page, MODEL_URL, { threads: 3 });
+    expect(result.isolated).toBe(true);
+    expect(result.info).toMatchObject({ threads: 1, threaded: false });
+    expect(result.text).toBe(expected);
+    expect(pageErrors()).toEqual([]);
+  });
+
+  it('in the worker only: the worker falls back to the single-thread build itself', async () => {
+    await t.page.reload();
+    await t.page.waitForFunction(() => window.wasmLlm);
+    await t.page.evaluate(() => {
+      globalThis.SharedArrayBuffer = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer.constructor;
+    });
+    const result = await greedy(t.page, MODEL_URL, { threads: 3 });
+    expect(result.info).toMatchObject({ threads: 1, threaded: false });
+    expect(result.text).toBe(expected);
+    expect(t.requests.filter((r) => r.path.includes('wasm-llm-mt'))).toEqual([]);
+    expect(pageErrors()).toEqual([]);
   });
 });
 

@@ -113,6 +113,7 @@ describe('the OPFS download cache', () => {
       url: modelUrl(),
       size: 1185376,
       sha256: '270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d',
+      checksum: '0c90b7bce174f328',  // Checksum64, as Node's cache records it (tests/js/cache.test.mjs)
       savedAt: expect.any(Number),
     });
   });
@@ -163,6 +164,29 @@ describe('the OPFS download cache', () => {
     }, { url: modelUrl(), fileName: cacheFileName(modelUrl()) });
     expect(result.reload).toEqual(['network', expected]);
     expect(result.third).toEqual(['cache', expected]);
+  });
+
+  it('bytes changed inside a tensor of the cached copy: checked, dropped and downloaded again, with or without sha256', async () => {
+    const sha256 = '270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d';
+    const result = await inPage(async ({ continuation }, { url, fileName, sha256 }) => {
+      await continuation(url);
+      const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('wasm-llm');
+      const loads = [];
+      for (const options of [{}, { sha256 }]) {
+        // Flip 64 bytes of the weights, keeping the size.
+        const file = await dir.getFileHandle(fileName);
+        const bytes = new Uint8Array(await (await file.getFile()).arrayBuffer());
+        for (let i = 600_000; i < 600_064; i++) bytes[i] ^= 0x5a;
+        const writable = await file.createWritable();
+        await writable.write(bytes);
+        await writable.close();
+        const reload = await continuation(url, options);
+        const next = await continuation(url, options);
+        loads.push([reload.info.loadedFrom, reload.text === next.text, next.info.loadedFrom, next.text]);
+      }
+      return loads;
+    }, { url: modelUrl(), fileName: cacheFileName(modelUrl()), sha256 });
+    expect(result).toEqual([['network', true, 'cache', expected], ['network', true, 'cache', expected]]);
   });
 });
 

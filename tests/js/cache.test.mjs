@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LLM, LoadError, MODELS } from '../../js/index.js';
+import { instantiateWasm } from '../../js/node/wasm-engine.js';
 import { huggingFaceUrl } from '../../js/registry.js';
 import { modelPath, readModel, serveModel } from './helpers.mjs';
 
@@ -24,6 +25,26 @@ async function continuationOf(source, options = {}) {
 }
 
 const cacheFiles = () => (fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).sort() : []);
+
+// Flips 64 bytes inside a tensor of `file` (its size stays the same).
+function damage(file) {
+  const fd = fs.openSync(file, 'r+');
+  const bytes = Buffer.alloc(64);
+  fs.readSync(fd, bytes, 0, 64, 600_000);
+  for (let i = 0; i < bytes.length; i++) bytes[i] ^= 0x5a;
+  fs.writeSync(fd, bytes, 0, 64, 600_000);
+  fs.closeSync(fd);
+}
+
+// Checksum64 (cpp/core/checksum.h) of `bytes`, by the wasm build.
+async function wasmChecksum(bytes) {
+  const module = await instantiateWasm('st', { printErr: () => {} });
+  const ptr = module.WasmEngine.alloc(bytes.length);
+  module.WasmEngine.heapView(ptr, bytes.length).set(bytes);
+  const checksum = new module.Checksum64();
+  checksum.update(ptr, bytes.length);
+  return checksum.hexDigest();
+}
 
 beforeAll(async () => {
   server = await serveModel(readModel());
@@ -88,6 +109,50 @@ describe('download cache', () => {
     fs.truncateSync(entry.file, 500_000);
     expect(await continuationOf(server.url)).toEqual({ text: expected, from: 'network' });
     expect(fs.statSync(entry.file).size).toBe(readModel().length);
+  });
+
+  it('downloads again when bytes of the cached copy changed, with or without sha256: the bytes are checked', async () => {
+    freshCache();
+    await continuationOf(server.url);
+    const [entry] = await LLM.cache.list();
+    for (const options of [{}, { sha256 }]) {
+      damage(entry.file);
+      const requests = server.requests.length;
+      expect(await continuationOf(server.url, options)).toEqual({ text: expected, from: 'network' });
+      expect(server.requests).toHaveLength(requests + 1);
+      expect(fs.readFileSync(entry.file).equals(readModel())).toBe(true);
+      expect(await continuationOf(server.url, options)).toEqual({ text: expected, from: 'cache' });
+    }
+  });
+
+  it('downloads again an entry that has no checksum to check it by', async () => {
+    freshCache();
+    await continuationOf(server.url);
+    const [entry] = await LLM.cache.list();
+    const metaFile = `${entry.file}.json`;
+    const { checksum, ...withoutChecksum } = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
+    fs.writeFileSync(metaFile, JSON.stringify(withoutChecksum));
+    expect(await continuationOf(server.url)).toEqual({ text: expected, from: 'network' });
+    expect(JSON.parse(fs.readFileSync(metaFile, 'utf8')).checksum).toBe(checksum);
+  });
+
+  it('records the checksum every build computes (pinned in tests/cpp/checksum_test.cpp)', async () => {
+    freshCache();
+    await continuationOf(server.url);
+    const [entry] = await LLM.cache.list();
+    expect(entry.checksum).toBe(await wasmChecksum(readModel()));
+    const pattern = (n) => Uint8Array.from({ length: n }, (_, i) => (i * 131 + 7) & 0xff);
+    let x = 1;
+    const noise = Uint8Array.from({ length: 100_003 }, () => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return x & 0xff;
+    });
+    expect(await wasmChecksum(new Uint8Array(0))).toBe('ea14c6e9cae3c4d1');
+    expect(await wasmChecksum(pattern(1000))).toBe('f3356f1c21aa78f8');
+    expect(await wasmChecksum(pattern(1 << 20))).toBe('a689d82cb2688f9a');
+    expect(await wasmChecksum(noise)).toBe('02d1363b62a27658');
   });
 
   it('caches nothing with cache: false', async () => {

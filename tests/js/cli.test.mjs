@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cacheFileName } from '../../js/cache-names.js';
 import { modelPath, readModel, repoRoot, serveModel } from './helpers.mjs';
 
 const execFileP = promisify(execFile);
@@ -65,6 +66,26 @@ describe('wasm-llm CLI in Node', () => {
       expect(second.stderr).toMatch(/from the cache/);
       expect(second.stdout).toBe(first.stdout);
       expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('downloads again when the cached copy is damaged', async () => {
+    const server = await serveModel(readModel());
+    try {
+      const args = ['generate', '-m', server.url, '-p', 'Once upon a time', '-n', '20', '--temp', '0'];
+      const first = await run('node', args);
+      expect(first.code).toBe(0);
+      const file = path.join(cacheDir, cacheFileName(server.url));
+      const bytes = fs.readFileSync(file);
+      bytes[600_000] ^= 0xff;
+      fs.writeFileSync(file, bytes);
+      const second = await run('node', args);
+      expect(second.stderr).toMatch(/downloading model\.gguf/);
+      expect(second.stdout).toBe(first.stdout);
+      expect(server.requests).toHaveLength(2);
+      expect(fs.readFileSync(file).equals(readModel())).toBe(true);
     } finally {
       await server.close();
     }

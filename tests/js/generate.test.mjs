@@ -1,8 +1,12 @@
 // Generation through the worker: results, streaming, abort, queueing, tokenizer,
 // the benchmark request.
+import { setImmediate } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, GenerationError, LLM } from '../../js/index.js';
+import { openFileReader } from '../../js/node/file-reader.js';
+import { instantiateWasm } from '../../js/node/wasm-engine.js';
 import { benchPrompt } from '../../bench/bench-prompt.js';
+import { EngineHost } from '../../worker/engine-host.js';
 import { modelPath } from './helpers.mjs';
 
 const prompt = 'Once upon a time';
@@ -140,6 +144,61 @@ describe('bench', () => {
 
   it('the JS engines\' prompt is the C++ benchmark\'s (engine_test checks the same ids)', () => {
     expect(benchPrompt(4, 32000)).toEqual([12868, 467, 4374, 12157]);
+  });
+});
+
+// Out-of-range integers, each once too large and once too small or fractional.
+const BAD_INTEGERS = [
+  ['maxTokens', 2 ** 31, '0 to 2147483647'], ['maxTokens', -1, '0 to 2147483647'], ['maxTokens', 2.5, '0 to 2147483647'],
+  ['topK', 1e12, '-2147483648 to 2147483647'], ['topK', -(2 ** 31) - 1, '-2147483648 to 2147483647'],
+  ['repeatLastN', 2 ** 20 + 1, '0 to 1048576'], ['repeatLastN', -1, '0 to 1048576'],
+  ['seed', 2 ** 53, '0 to 9007199254740991'], ['seed', -1, '0 to 9007199254740991'], ['seed', 0.5, '0 to 9007199254740991'],
+];
+
+describe('integer options', () => {
+  it.each(BAD_INTEGERS)('%s: %d is a RangeError naming the range', async (key, value, range) => {
+    const error = await llm.generate(prompt, { [key]: value }).catch((e) => e);
+    expect(error).toBeInstanceOf(RangeError);
+    expect(error.message).toBe(`${key} must be an integer from ${range}, got ${value}`);
+  });
+
+  it('takes the ends of the ranges', async () => {
+    const text = await llm.generate(prompt, { maxTokens: 5, temperature: 0 });
+    expect(await llm.generate(prompt, { maxTokens: 5, temperature: 0, topK: 2 ** 31 - 1, seed: 2 ** 53 - 1 })).toBe(text);
+    expect(await llm.generate(prompt, { maxTokens: 0 })).toBe('');
+  });
+
+  it('load and bench counts are range-checked too', async () => {
+    for (const options of [{ contextSize: 2 ** 31 }, { memoryLimit: Infinity }, { memoryLimit: 2 ** 53 }, { threads: 257 }]) {
+      await expect(LLM.load(modelPath, options)).rejects.toThrow(RangeError);
+    }
+    await expect(llm.bench({ promptTokens: 2 ** 53, generateTokens: 1 })).rejects.toThrow(
+      'promptTokens must be an integer from 1 to 2147483647, got 9007199254740992');
+  });
+
+  // The engine host in this thread, with the options passed straight to the
+  // bindings (the public API checks them first).
+  it('the bindings refuse out-of-range integers themselves instead of casting them', async () => {
+    const module = await instantiateWasm('st', { printErr: () => {} });
+    const host = new EngineHost(module, 1, {
+      readers: { path: (source) => openFileReader(source.path) },
+      cache: () => null,
+      yieldToEventLoop: () => setImmediate(),
+    });
+    const signal = new AbortController().signal;
+    const contextError = await host.load({ kind: 'path', path: modelPath }, { contextSize: 2 ** 31 }, () => {}, signal)
+      .catch((e) => e);
+    expect(contextError.message).toMatch(/contextSize must be an integer from 0 to 2147483647, got 2147483648/);
+    await host.load({ kind: 'path', path: modelPath }, {}, () => {}, signal);
+    for (const [key, value, range] of BAD_INTEGERS) {
+      const error = await host.generate(prompt, { [key]: value }, () => {}, signal).catch((e) => e);
+      expect(error).toBeInstanceOf(GenerationError);
+      expect(error.message).toBe(`${key} must be an integer from ${range}, got ${value}`);
+    }
+    expect(() => host.bench(2 ** 53, 1)).toThrow(/promptTokens must be an integer from 1 to 2147483647/);
+    const pieces = [];
+    await host.generate(prompt, { maxTokens: 3, temperature: 0, topK: 2 ** 31 - 1 }, (t) => pieces.push(t), signal);
+    expect(pieces.length).toBeGreaterThan(0);
   });
 });
 

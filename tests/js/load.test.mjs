@@ -1,11 +1,12 @@
 // LLM.load from every kind of source, and its errors.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, LLM, LoadError } from '../../js/index.js';
 import { cached, runCli, sharedModels } from '../reference/reference.mjs';
-import { modelPath, nodeKernels, readModel, serveModel } from './helpers.mjs';
+import { modelPath, nodeKernels, readModel, repoRoot, serveModel } from './helpers.mjs';
 
 const prompt = 'Once upon a time';
 const greedy = { maxTokens: 24, temperature: 0 };
@@ -92,6 +93,23 @@ describe('LLM.load sources', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('LLM.load in every kind of Node script', () => {
+  // `node --input-type=module` runs code from stdin or -e; the worker must not inherit that flag.
+  it.each([['stdin', []], ['-e', ['-e']]])('loads under node --input-type=module with the code on %s', async (_, flag) => {
+    const code = `
+      import { LLM } from ${JSON.stringify(path.join(repoRoot, 'js/index.js'))};
+      const llm = await LLM.load(${JSON.stringify(modelPath)}, { threads: 1 });
+      console.log(JSON.stringify(await llm.generate(${JSON.stringify(prompt)}, ${JSON.stringify(greedy)})));
+      await llm.dispose();`;
+    const stdout = await new Promise((resolve, reject) => {
+      const child = execFile(process.execPath, ['--input-type=module', ...flag, ...(flag.length ? [code] : [])],
+        (error, out, err) => (error ? reject(new Error(err || error.message)) : resolve(out)));
+      child.stdin.end(flag.length ? '' : code);
+    });
+    expect(JSON.parse(stdout)).toBe(expected);
   });
 });
 
