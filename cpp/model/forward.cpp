@@ -173,12 +173,17 @@ void Forward::add(Rows y, Rows from, float scale) {
   });
 }
 
-void Forward::swiglu(Rows gate, Rows up, int64_t width) {
-  for_each_row(pool_, n, [&](int64_t t) { wllm::swiglu(gate.row(t), up.row(t), width); });
-}
-
-void Forward::geglu(Rows gate, Rows up, int64_t width) {
-  for_each_row(pool_, n, [&](int64_t t) { wllm::geglu(gate.row(t), up.row(t), width); });
+void Forward::gated_ffn(const LayerWeights& L, Gate gate) {
+  const int64_t width = config.ffn_dim;
+  matmul2(L.w_gate, hb, L.w_up, hb2, xb);  // hb, hb2 = W_gate·xb, W_up·xb
+  for_each_row(pool_, n, [&](int64_t t) {  // hb = act(hb) ⊙ hb2
+    if (gate == Gate::kSilu) {
+      wllm::swiglu(hb.row(t), hb2.row(t), width);
+    } else {
+      wllm::geglu(hb.row(t), hb2.row(t), width);
+    }
+  });
+  matmul(L.w_down, hb, xb);  // xb = W_down·hb
 }
 
 void Forward::output(const Tensor& norm, const Tensor& w_out) {

@@ -81,10 +81,11 @@ class Forward {
   void attention(int l, const AttentionParams& params);
   // y += x · scale
   void add(Rows y, Rows x, float scale = 1.0f);
-  // gate = silu(gate) ⊙ up
-  void swiglu(Rows gate, Rows up, int64_t width);
-  // gate = gelu(gate) ⊙ up (GELU's tanh form, as llama.cpp computes it: ops.h)
-  void geglu(Rows gate, Rows up, int64_t width);
+  // The gated feed-forward of layer L on xb, into xb:
+  // xb = W_down·(act(W_gate·xb) ⊙ W_up·xb), act silu (SwiGLU) or GELU's tanh
+  // form as llama.cpp computes it (GeGLU: ops.h).
+  enum class Gate { kSilu, kGelu };
+  void gated_ffn(const LayerWeights& L, Gate gate);
   // The batch's output: logits = W_out · rmsnorm(x)·w_norm, for the last
   // token (or each). Then optionally cap (logits = cap·tanh(logits/cap)) and
   // divide by a scale.

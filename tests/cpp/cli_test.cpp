@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.h"
 #include "gguf/gguf.h"
 #include "quant/traits.h"
 
@@ -19,65 +20,20 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-std::string binary_path() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return "";
-  std::string self(buf, static_cast<size_t>(n));
-  return self.substr(0, self.rfind('/') + 1) + "wasm-llm";
-}
-
-std::string models() { return WLLM_SHARED_MODELS; }
-// Scratch files of the running test, removed when it ends.
-std::vector<std::string>& scratch_files() {
-  static std::vector<std::string> files;
-  return files;
-}
-
-// CTest runs each test case as its own process, in parallel: the pid keeps
-// their scratch files apart.
-std::string tmp(const std::string& name) {
-  std::string path = ::testing::TempDir() + "wllm_cli_test_" + std::to_string(getpid()) + "_" + name;
-  scratch_files().push_back(path);
-  return path;
-}
-
-Bytes read_all(const std::string& path) {
-  Bytes out;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return out;
-  uint8_t buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) out.insert(out.end(), buf, buf + n);
-  std::fclose(f);
-  return out;
-}
-
-struct RunResult {
-  int exit_code;
-  std::string err;  // stderr
-};
-
-// Runs `wasm-llm ARGS`, capturing stderr.
-RunResult run(const std::string& args) {
-  const std::string err_path = tmp("stderr.txt");
-  const std::string cmd = binary_path() + " " + args + " >/dev/null 2>" + err_path;
-  const int status = std::system(cmd.c_str());
-  const Bytes err = read_all(err_path);
-  std::remove(err_path.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(err.begin(), err.end())};
-}
+using testing::CliResult;
+using testing::cli_path;
+using testing::read_file_bytes;
+using testing::run_cli;
+using testing::scratch_file;
+using testing::shared_models;
 
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_EQ(access(binary_path().c_str(), X_OK), 0) << binary_path() << " is not built";
-    ASSERT_EQ(access((models() + "/stories260K.gguf").c_str(), R_OK), 0) << "../shared/models is missing";
+    ASSERT_EQ(access(cli_path().c_str(), X_OK), 0) << cli_path() << " is not built";
+    ASSERT_EQ(access((shared_models() + "/stories260K.gguf").c_str(), R_OK), 0) << "../shared/models is missing";
   }
-  void TearDown() override {
-    for (const std::string& path : scratch_files()) std::remove(path.c_str());
-    scratch_files().clear();
-  }
+  void TearDown() override { testing::remove_scratch_files(); }
 };
 
 struct Model {
@@ -98,7 +54,7 @@ struct Model {
 
 Model load(const std::string& path) {
   Model m;
-  m.bytes = read_all(path);
+  m.bytes = read_file_bytes(path);
   Result<GgufFile> r = GgufFile::parse(m.bytes);
   EXPECT_TRUE(r.ok()) << path << ": " << r.status().message();
   if (r.ok()) m.file = std::move(r).value();
@@ -108,10 +64,10 @@ Model load(const std::string& path) {
 const char* type_name(const Model& m, const char* tensor) { return type_traits(m.tensor(tensor).type).name; }
 
 TEST_F(Cli, QuantizeStories260KToQ4KMFollowsLlamaCppRules) {
-  const std::string out = tmp("st_q4_K_M.gguf");
-  const RunResult r = run("quantize " + models() + "/stories260K.gguf " + out + " q4_K_M --threads 2");
+  const std::string out = scratch_file("st_q4_K_M.gguf");
+  const CliResult r = run_cli("quantize " + shared_models() + "/stories260K.gguf " + out + " q4_K_M --threads 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const Model in = load(models() + "/stories260K.gguf");
+  const Model in = load(shared_models() + "/stories260K.gguf");
   const Model q = load(out);
   EXPECT_EQ(*q.file.get_uint("general.file_type"), 15u);  // LLAMA_FTYPE_MOSTLY_Q4_K_M
   // Every key is copied; quantization_version and file_type may be added.
@@ -131,10 +87,10 @@ TEST_F(Cli, QuantizeStories260KToQ4KMFollowsLlamaCppRules) {
 }
 
 TEST_F(Cli, QuantizedWeightsStayCloseToTheOriginal) {
-  const std::string out = tmp("st_q8_0.gguf");
-  const RunResult r = run("quantize " + models() + "/stories260K.gguf " + out + " q8_0");
+  const std::string out = scratch_file("st_q8_0.gguf");
+  const CliResult r = run_cli("quantize " + shared_models() + "/stories260K.gguf " + out + " q8_0");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const Model in = load(models() + "/stories260K.gguf");
+  const Model in = load(shared_models() + "/stories260K.gguf");
   const Model q = load(out);
   EXPECT_EQ(*q.file.get_uint("general.file_type"), 7u);
   EXPECT_STREQ(type_name(q, "blk.3.attn_q.weight"), "q8_0");
@@ -157,13 +113,13 @@ TEST_F(Cli, QuantizedWeightsStayCloseToTheOriginal) {
 
 TEST_F(Cli, EveryTypeQuantizesAndRequantizes) {
   // f32 -> every type, and q8_0 -> every type (dequantize then quantize).
-  const std::string q8 = tmp("src_q8_0.gguf");
-  ASSERT_EQ(run("quantize " + models() + "/stories260K.gguf " + q8 + " q8_0").exit_code, 0);
+  const std::string q8 = scratch_file("src_q8_0.gguf");
+  ASSERT_EQ(run_cli("quantize " + shared_models() + "/stories260K.gguf " + q8 + " q8_0").exit_code, 0);
   for (const char* type : {"f32", "f16", "bf16", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_K", "q3_K", "q4_K",
                            "q5_K", "q6_K", "q3_K_M", "q3_K_L", "q4_K_S", "q4_K_M", "q5_K_M"}) {
-    for (const std::string& src : {models() + "/stories260K.gguf", q8}) {
-      const std::string out = tmp(std::string("any_") + type + ".gguf");
-      const RunResult r = run("quantize " + src + " " + out + " " + type);
+    for (const std::string& src : {shared_models() + "/stories260K.gguf", q8}) {
+      const std::string out = scratch_file(std::string("any_") + type + ".gguf");
+      const CliResult r = run_cli("quantize " + src + " " + out + " " + type);
       ASSERT_EQ(r.exit_code, 0) << type << ": " << r.err;
       const Model m = load(out);
       EXPECT_EQ(m.file.tensors().size(), 48u) << type;
@@ -173,13 +129,14 @@ TEST_F(Cli, EveryTypeQuantizesAndRequantizes) {
 }
 
 TEST_F(Cli, SynthIsDeterministicAndThreadCountFree) {
-  const std::string vocab = models() + "/vocab/ggml-vocab-llama-spm.gguf";
-  const std::string a = tmp("synth_a.gguf"), b = tmp("synth_b.gguf"), c = tmp("synth_c.gguf");
+  const std::string vocab = shared_models() + "/vocab/ggml-vocab-llama-spm.gguf";
+  const std::string a = scratch_file("synth_a.gguf"), b = scratch_file("synth_b.gguf");
+  const std::string c = scratch_file("synth_c.gguf");
   const std::string args = "synth --shape 256x2:4/2:512 --type q4_K_M --vocab " + vocab;
-  ASSERT_EQ(run(args + " -o " + a + " --seed 7 --threads 1").exit_code, 0);
-  ASSERT_EQ(run(args + " -o " + b + " --seed 7 --threads 2").exit_code, 0);
-  ASSERT_EQ(run(args + " -o " + c + " --seed 8 --threads 2").exit_code, 0);
-  const Bytes x = read_all(a), y = read_all(b), z = read_all(c);
+  ASSERT_EQ(run_cli(args + " -o " + a + " --seed 7 --threads 1").exit_code, 0);
+  ASSERT_EQ(run_cli(args + " -o " + b + " --seed 7 --threads 2").exit_code, 0);
+  ASSERT_EQ(run_cli(args + " -o " + c + " --seed 8 --threads 2").exit_code, 0);
+  const Bytes x = read_file_bytes(a), y = read_file_bytes(b), z = read_file_bytes(c);
   ASSERT_FALSE(x.empty());
   EXPECT_TRUE(x == y);
   EXPECT_EQ(x.size(), z.size());
@@ -215,9 +172,9 @@ TEST_F(Cli, SynthIsDeterministicAndThreadCountFree) {
 }
 
 TEST_F(Cli, SynthQwen2TiedAndPure) {
-  const std::string out = tmp("synth_qwen2.gguf");
-  const RunResult r = run("synth --shape smollm2-135m --arch qwen2 --type q8_0 --pure --ctx 512 --vocab " + models() +
-                    "/vocab/ggml-vocab-starcoder.gguf -o " + out);
+  const std::string out = scratch_file("synth_qwen2.gguf");
+  const CliResult r = run_cli("synth --shape smollm2-135m --arch qwen2 --type q8_0 --pure --ctx 512 --vocab " +
+                              shared_models() + "/vocab/ggml-vocab-starcoder.gguf -o " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Model m = load(out);
   EXPECT_EQ(*m.file.get_string("general.architecture"), "qwen2");
@@ -233,9 +190,9 @@ TEST_F(Cli, SynthQwen2TiedAndPure) {
 }
 
 TEST_F(Cli, BadArgumentsFailWithAMessage) {
-  const std::string st = models() + "/stories260K.gguf";
-  const std::string vocab = models() + "/vocab/ggml-vocab-llama-spm.gguf";
-  const std::string out = tmp("never.gguf");
+  const std::string st = shared_models() + "/stories260K.gguf";
+  const std::string vocab = shared_models() + "/vocab/ggml-vocab-llama-spm.gguf";
+  const std::string out = scratch_file("never.gguf");
   const struct {
     std::string args;
     const char* message;
@@ -254,7 +211,7 @@ TEST_F(Cli, BadArgumentsFailWithAMessage) {
       {"synth --shape 256x2 --vocab " + vocab + " -o " + out, "synth needs"},
   };
   for (const auto& c : cases) {
-    const RunResult r = run(c.args);
+    const CliResult r = run_cli(c.args);
     EXPECT_NE(r.exit_code, 0) << c.args;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find("error: "), std::string::npos) << c.args << "\n" << r.err;

@@ -70,9 +70,7 @@ void gemma3_forward(Forward& f) {
     f.rmsnorm(f.xb, f.xb, L.attn_post_norm);       // xb = rmsnorm(xb)·w
     f.add(f.x, f.xb);                              // x += xb
     f.rmsnorm(f.xb, f.x, L.ffn_norm);              // xb = rmsnorm(x)·w
-    f.matmul2(L.w_gate, f.hb, L.w_up, f.hb2, f.xb);  // hb, hb2 = W_gate·xb, W_up·xb
-    f.geglu(f.hb, f.hb2, c.ffn_dim);               // hb = gelu(hb) ⊙ hb2
-    f.matmul(L.w_down, f.hb, f.xb);                // xb = W_down·hb
+    f.gated_ffn(L, Forward::Gate::kGelu);          // xb = W_down·(gelu(W_gate·xb) ⊙ W_up·xb)
     f.rmsnorm(f.xb, f.xb, L.ffn_post_norm);        // xb = rmsnorm(xb)·w
     f.add(f.x, f.xb);                              // x += xb
   }

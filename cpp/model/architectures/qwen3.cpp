@@ -34,9 +34,7 @@ void qwen3_forward(Forward& f) {
     f.matmul(L.wo, f.att, f.xb);                   // xb = Wo·att
     f.add(f.x, f.xb);                              // x += xb
     f.rmsnorm(f.xb, f.x, L.ffn_norm);              // xb = rmsnorm(x)·w
-    f.matmul2(L.w_gate, f.hb, L.w_up, f.hb2, f.xb);  // hb, hb2 = W_gate·xb, W_up·xb
-    f.swiglu(f.hb, f.hb2, c.ffn_dim);              // hb = silu(hb) ⊙ hb2
-    f.matmul(L.w_down, f.hb, f.xb);                // xb = W_down·hb
+    f.gated_ffn(L, Forward::Gate::kSilu);          // xb = W_down·(silu(W_gate·xb) ⊙ W_up·xb)
     f.add(f.x, f.xb);                              // x += xb
   }
   f.output(w.output_norm, w.output);               // logits = W_out·rmsnorm(x)·w
