@@ -1,7 +1,7 @@
 // Reads and writes the key-value section of GGUF files, for building fuzz
-// seeds: the chat templates of the vocab files, and small vocabularies cut
-// from real ones. Files written here have no tensors (like llama.cpp's
-// vocab-only files). Layout: cpp/gguf/gguf.h.
+// seeds: the chat templates of the vocab files, small vocabularies cut from
+// real ones, models with optional keys added. The tensors (infos and data)
+// are carried over as they are. Layout: cpp/gguf/gguf.h.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const kString = 8;
@@ -21,8 +21,10 @@ const scalars = {
   12: [8, (b, at) => b.readDoubleLE(at), (b, v, at) => b.writeDoubleLE(v, at)],
 };
 
-// [{key, type, value}] of a GGUF file; an array's value is {elemType, items}.
-export function readGgufKvs(path) {
+// The key-value pairs of a GGUF file, [{key, type, value}] (an array's value
+// is {elemType, items}); `tensors` is the rest of the file: the tensor count,
+// the tensor infos and the data.
+export function readGguf(path) {
   const buf = readFileSync(path);
   let at = 0;
   const u32 = () => { const v = buf.readUInt32LE(at); at += 4; return v; };
@@ -38,7 +40,7 @@ export function readGgufKvs(path) {
   };
   if (buf.toString('latin1', 0, 4) !== 'GGUF') throw new Error(`${path} is not a GGUF file`);
   at = 8;
-  u64();  // tensor count
+  const nTensors = u64();
   const kvs = [];
   for (let n = u64(); n > 0; --n) {
     const key = str();
@@ -52,11 +54,21 @@ export function readGgufKvs(path) {
       kvs.push({ key, type, value: value(type) });
     }
   }
-  return kvs;
+  const infoStart = at;
+  for (let n = nTensors; n > 0; --n) {
+    str();  // name
+    const nDims = u32();
+    at += 8 * nDims + 4 + 8;  // dims, type, offset
+  }
+  const alignment = kvs.find((kv) => kv.key === 'general.alignment')?.value ?? 32;
+  const dataStart = Math.ceil(at / alignment) * alignment;
+  const tensors = { count: nTensors, infos: buf.subarray(infoStart, at), data: buf.subarray(dataStart) };
+  return { kvs, tensors };
 }
 
-// Writes a GGUF v3 file with `kvs` (as readGgufKvs gives them) and no tensors.
-export function writeGgufKvs(path, kvs) {
+// Writes a GGUF v3 file with `kvs` (as readGguf gives them) and `tensors`
+// (from readGguf; none by default).
+export function writeGguf(path, kvs, tensors = { count: 0, infos: Buffer.alloc(0), data: Buffer.alloc(0) }) {
   const parts = [];
   const u32 = (v) => { const b = Buffer.alloc(4); b.writeUInt32LE(v); parts.push(b); };
   const u64 = (v) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); parts.push(b); };
@@ -70,7 +82,7 @@ export function writeGgufKvs(path, kvs) {
   };
   parts.push(Buffer.from('GGUF', 'latin1'));
   u32(3);
-  u64(0);
+  u64(tensors.count);
   u64(kvs.length);
   for (const { key, type, value: v } of kvs) {
     str(key);
@@ -82,6 +94,12 @@ export function writeGgufKvs(path, kvs) {
     } else {
       value(type, v);
     }
+  }
+  parts.push(tensors.infos);
+  if (tensors.count > 0) {
+    const size = parts.reduce((n, b) => n + b.length, 0);
+    const alignment = kvs.find((kv) => kv.key === 'general.alignment')?.value ?? 32;
+    parts.push(Buffer.alloc(Math.ceil(size / alignment) * alignment - size), tensors.data);
   }
   writeFileSync(path, Buffer.concat(parts));
 }

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FALLBACK_CHAT_TEMPLATE } from '../../js/chat.js';
-import { readGgufKvs, writeGgufKvs } from './gguf-kv.mjs';
+import { readGguf, writeGguf } from './gguf-kv.mjs';
 import { repoRoot, sharedModels } from '../reference/reference.mjs';
 
 const stories = join(sharedModels, 'stories260K.gguf');
@@ -38,7 +38,7 @@ const synthModels = [
 // vocabulary's EOS text and made the BOS/EOS/... of the cut: a real
 // tokenizer whose construction costs little, so the fuzzer runs many.
 function smallBpeVocab(source, n, out) {
-  const kvs = readGgufKvs(source).filter((kv) => kv.key.startsWith('tokenizer.') && kv.key !== 'tokenizer.chat_template');
+  const kvs = readGguf(source).kvs.filter((kv) => kv.key.startsWith('tokenizer.') && kv.key !== 'tokenizer.chat_template');
   const get = (key) => kvs.find((kv) => kv.key === key)?.value;
   const tokens = get('tokenizer.ggml.tokens').items;
   const eosText = tokens[get('tokenizer.ggml.eos_token_id')];
@@ -56,7 +56,29 @@ function smallBpeVocab(source, n, out) {
   for (const kv of kvs) {
     if (kv.key.endsWith('_token_id') && kv.value >= n) kv.value = n - 1;
   }
-  writeGgufKvs(out, kvs);
+  writeGguf(out, kvs);
+}
+
+// The optional metadata the loader reads, each set to a valid value on a
+// model that has none, so the fuzzer mutates values it could not insert
+// (a key needs its length prefix and the key count to change with it).
+const optionalKeys = [
+  { 'llama.attention.key_length': [4, 32], 'llama.attention.value_length': [4, 32] },
+  { 'llama.rope.scaling.type': [8, 'linear'], 'llama.rope.scaling.factor': [6, 2.0] },
+  { 'llama.rope.scale_linear': [6, 4.0], 'llama.attention.layer_norm_rms_epsilon': [6, 1e-6] },
+  { 'tokenizer.ggml.add_space_prefix': [7, false], 'tokenizer.ggml.add_bos_token': [7, false],
+    'tokenizer.ggml.add_eos_token': [7, true], 'tokenizer.ggml.eot_token_id': [4, 2],
+    'tokenizer.ggml.eom_token_id': [4, 2], 'tokenizer.ggml.padding_token_id': [4, 0] },
+];
+
+function withKeys(source, keys, out) {
+  const { kvs, tensors } = readGguf(source);
+  for (const [key, [type, value]] of Object.entries(keys)) {
+    const kv = kvs.find((k) => k.key === key);
+    if (kv) Object.assign(kv, { type, value });
+    else kvs.push({ key, type, value });
+  }
+  writeGguf(out, kvs, tensors);
 }
 
 function loaderSeeds(out, cli) {
@@ -65,6 +87,7 @@ function loaderSeeds(out, cli) {
       '-o', join(out, file)], { stdio: ['ignore', 'ignore', 'pipe'] });
   copyFileSync(stories, join(out, 'stories260K.gguf'));
   for (const [type, shape, arch] of synthModels) synth(type, shape, arch, stories, `synth-${type}-${arch}.gguf`);
+  optionalKeys.forEach((keys, i) => withKeys(join(out, 'synth-f32-llama.gguf'), keys, join(out, `keys-${i}-f32-llama.gguf`)));
   // Byte-level BPE: vocabulary-only files and models on them.
   for (const name of ['gpt-2', 'qwen2']) {
     const small = join(out, `vocab-${name}-1024.gguf`);
@@ -90,7 +113,7 @@ function tokenizerSeeds(out) {
 function chatTemplateSeeds(out) {
   const templates = { fallback: FALLBACK_CHAT_TEMPLATE };
   for (const name of ['qwen2', 'qwen35', 'command-r', 'gemma-4']) {
-    const template = readGgufKvs(vocab(name)).find((kv) => kv.key === 'tokenizer.chat_template')?.value;
+    const template = readGguf(vocab(name)).kvs.find((kv) => kv.key === 'tokenizer.chat_template')?.value;
     if (!template) throw new Error(`${vocab(name)} has no chat template`);
     templates[name] = template;
   }
