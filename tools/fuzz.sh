@@ -39,7 +39,7 @@ done
 bash tools/build-asan.sh
 for name in "${selected[@]}"; do
   seeds=build/fuzz-corpus/$name/seeds
-  if [ ! -d "$seeds" ] || [ tests/fuzz/seed-corpus.mjs -nt "$seeds" ]; then
+  if [ ! -d "$seeds" ] || [ tests/fuzz/seed-corpus.mjs -nt "$seeds" ] || [ tests/fuzz/gguf-kv.mjs -nt "$seeds" ]; then
     rm -rf "$seeds" "$seeds.tmp"
     node tests/fuzz/seed-corpus.mjs "$name" "$seeds.tmp" build/asan/wasm-llm
     mv "$seeds.tmp" "$seeds"
@@ -72,7 +72,8 @@ for name in "${selected[@]}"; do
     pids=("${pids[@]:1}")
   fi
   echo "fuzz: $name for ${seconds} s"
-  (run_target "$name" >"build/fuzz-artifacts/$name/log" 2>&1; echo $? >"build/fuzz-artifacts/$name/status") &
+  (if run_target "$name" >"build/fuzz-artifacts/$name/log" 2>&1; then echo 0; else echo $?; fi \
+    >"build/fuzz-artifacts/$name/status") &
   pids+=($!)
 done
 wait
