@@ -13,9 +13,10 @@ import { repoRoot, sharedModels } from '../reference/reference.mjs';
 const stories = join(sharedModels, 'stories260K.gguf');
 const vocab = (name) => join(sharedModels, 'vocab', `ggml-vocab-${name}.gguf`);
 
-// Small models of every weight type, on stories260K's 512-token vocabulary
-// so each stays under 1 MB. Rows of 64 for the 32-element block types, 256
-// for the K-quants (their block), a tiny training context.
+// Small models of every weight type and architecture, on stories260K's
+// 512-token vocabulary so each stays under 1 MB. Rows of 64 for the
+// 32-element block types, 256 for the K-quants (their block), a tiny
+// training context.
 const synthModels = [
   ['f32', '64x1:2/1:128', 'llama'],
   ['f16', '64x2:4/2:128', 'qwen2'],
@@ -31,6 +32,11 @@ const synthModels = [
   ['q5_K', '256x1:4/2:256', 'llama'],
   ['q6_K', '256x1:4/2:256', 'llama'],
   ['q4_K_M', '256x1:4/2:256', 'llama'],
+  // The other architectures (tests/reference/architectures.mjs), small.
+  ['f32', '64x1:2/1:128', 'qwen3', ['--head-dim', '64']],
+  ['q8_0', '64x1:2/1:128', 'smollm3'],
+  ['f16', '64x2:2/1:128', 'gemma2', ['--head-dim', '64', '--sliding-window', '4']],
+  ['q8_0', '64x2:2/1:128', 'gemma3', ['--sliding-window', '4']],
 ];
 
 // The first n tokens of a byte-level BPE vocabulary (its 256 byte tokens
@@ -82,11 +88,13 @@ function withKeys(source, keys, out) {
 }
 
 function loaderSeeds(out, cli) {
-  const synth = (type, shape, arch, vocabFile, file) =>
-    execFileSync(cli, ['synth', '--shape', shape, '--type', type, '--arch', arch, '--ctx', '64', '--vocab', vocabFile,
-      '-o', join(out, file)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const synth = (type, shape, arch, vocabFile, file, extra = []) =>
+    execFileSync(cli, ['synth', '--shape', shape, '--type', type, '--arch', arch, '--ctx', '64', ...extra,
+      '--vocab', vocabFile, '-o', join(out, file)], { stdio: ['ignore', 'ignore', 'pipe'] });
   copyFileSync(stories, join(out, 'stories260K.gguf'));
-  for (const [type, shape, arch] of synthModels) synth(type, shape, arch, stories, `synth-${type}-${arch}.gguf`);
+  for (const [type, shape, arch, extra] of synthModels) {
+    synth(type, shape, arch, stories, `synth-${type}-${arch}.gguf`, extra);
+  }
   optionalKeys.forEach((keys, i) => withKeys(join(out, 'synth-f32-llama.gguf'), keys, join(out, `keys-${i}-f32-llama.gguf`)));
   // Byte-level BPE: vocabulary-only files and models on them.
   for (const name of ['gpt-2', 'qwen2']) {
