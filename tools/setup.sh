@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing wasm-llm needs on a Debian machine:
 # the C++ toolchain, GoogleTest, Emscripten (and clang 19 for the relaxed-SIMD
-# kernels, cmake/relaxed-simd-cxx.sh), the aarch64 cross compiler and
+# kernels, cmake/relaxed-simd-cxx.sh, and with its sanitizer and libFuzzer
+# runtimes for build/asan, tools/build-asan.sh), the aarch64 cross compiler and
 # qemu (tools/test-arm-kernels.sh), and Chromium (for the browser tests; never
 # a downloaded browser) from apt, the npm dependencies, and a pinned Node 24
 # into build/node24 (x64 Linux only; see below).
@@ -18,7 +19,7 @@ for arg in "$@"; do
   esac
 done
 
-apt_packages=(cmake g++ make libgtest-dev emscripten clang-19 g++-aarch64-linux-gnu qemu-user chromium)
+apt_packages=(cmake g++ make libgtest-dev emscripten clang-19 libclang-rt-19-dev g++-aarch64-linux-gnu qemu-user chromium)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -156,6 +156,13 @@ Status common_keys(ConfigKeys& k, ModelConfig* c) {
     }
   }
   if (c->head_dim % 2 != 0) return Status::error(ErrorCode::kBadFile, "metadata: head width %d is odd", c->head_dim);
+  // The attention widths (q_dim, kv_dim <= q_dim) are products of two checked
+  // counts: bound them like the embedding width, so no size derived from
+  // them overflows an int.
+  if (static_cast<int64_t>(c->n_heads) * c->head_dim > kMaxWidth) {
+    return Status::error(ErrorCode::kBadFile, "metadata: %d heads of width %d exceed the maximum attention width %lld",
+                         c->n_heads, c->head_dim, static_cast<long long>(kMaxWidth));
+  }
 
   WLLM_RETURN_IF_ERROR(k.number("attention.layer_norm_rms_epsilon", &c->norm_eps, 0.0f, 1.0f));
   if (k.reading()) c->rope_dims = c->head_dim;

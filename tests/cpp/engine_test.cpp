@@ -9,10 +9,12 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/bench.h"
 #include "engine/engine.h"
+#include "gguf/gguf_writer.h"
 
 namespace wllm {
 namespace {
@@ -223,6 +225,40 @@ TEST_F(EngineTest, ContextBeyondTrainingIsRejected) {
   const Status s = load(&e, *file_, {.n_ctx = 4096, .n_threads = 1});
   EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(s.message().find("training context"), std::string::npos) << s.message();
+}
+
+// stories260K's metadata (no tensors) with some counts replaced.
+std::vector<uint8_t> metadata_with(const std::vector<uint8_t>& model,
+                                   const std::vector<std::pair<const char*, uint32_t>>& counts) {
+  Result<GgufFile> file = GgufFile::parse(model);
+  EXPECT_TRUE(file.ok()) << file.status().message();
+  GgufWriter w;
+  for (const GgufKV& kv : file->kvs()) EXPECT_TRUE(w.copy_kv(kv).ok());
+  for (const auto& [key, value] : counts) EXPECT_TRUE(w.set_u32(key, value).ok());
+  Result<std::vector<uint8_t>> bytes = w.write_to_memory();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().message();
+  return std::move(bytes).value();
+}
+
+// loader_fuzz: 65536 heads of width 65536 (attention.key_length lifts the
+// heads-divide-the-width check) made the query width 2^32, which overflowed
+// int when begin_load planned the buffers. Attention no wider than the widest
+// embedding accepted (65536) is refused, with or without an overflow.
+TEST_F(EngineTest, AttentionWiderThanTheMaximumWidthIsRefused) {
+  struct Case {
+    uint32_t heads, kv_heads, key_length;
+    const char* message;
+  };
+  for (const Case& c : {Case{65536, 65536, 65536, "65536 heads of width 65536"},
+                        Case{64, 4, 2048, "64 heads of width 2048"}}) {
+    const std::vector<uint8_t> file = metadata_with(*file_, {{"llama.attention.head_count", c.heads},
+                                                             {"llama.attention.head_count_kv", c.kv_heads},
+                                                             {"llama.attention.key_length", c.key_length}});
+    Engine e;
+    const Status s = e.begin_load(file, file.size(), {.n_ctx = 8, .n_threads = 1, .memory_limit = 64ull << 20});
+    EXPECT_EQ(s.code(), ErrorCode::kBadFile) << s.message();
+    EXPECT_NE(s.message().find(c.message), std::string::npos) << s.message();
+  }
 }
 
 TEST_F(EngineTest, BenchTimesPrefillAndDecodeWithinTheContext) {

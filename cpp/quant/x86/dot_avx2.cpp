@@ -161,10 +161,19 @@ struct KSumsAvx2 {
   }
 };
 
+// The ISA for everything up to the matching pop (clang spells it differently).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,f16c"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,f16c")
+#endif
 #include "quant/x86/dot_k_driver.inc"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 constexpr DotKernel kAvx2Kernels[] = {
     {TensorType::kF32, dot_f32_avx2, gemm_f32_avx2, nullptr, matvec_f32_avx2},

@@ -24,8 +24,10 @@
 // GCC 12's AVX-512 headers start masked intrinsics from deliberately
 // undefined registers, which -Wmaybe-uninitialized reports (a known false
 // positive of that header, not of this code).
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 
 #include "quant/gemm_tile.h"
 #include "quant/x86/avx2.h"

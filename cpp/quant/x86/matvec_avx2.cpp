@@ -9,8 +9,13 @@
 #include "core/half.h"
 #include "quant/x86/avx2.h"
 
+// The ISA for everything up to the matching pop (clang spells it differently).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,f16c"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,f16c")
+#endif
 
 namespace wllm::avx2 {
 namespace {
@@ -50,6 +55,10 @@ void matvec_q8_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_row
 
 }  // namespace wllm::avx2
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 #endif

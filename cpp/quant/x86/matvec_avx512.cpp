@@ -13,14 +13,21 @@
 
 // GCC 12's AVX-512 headers start some intrinsics from deliberately undefined
 // registers, which -Wmaybe-uninitialized reports (as in gemm_avx512.cpp).
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 
 #include "core/half.h"
 #include "quant/x86/avx2.h"
 
+// The ISA for everything up to the matching pop (clang spells it differently).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,f16c,avx512f,avx512bw,avx512vl,avx512vnni"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,f16c,avx512f,avx512bw,avx512vl,avx512vnni")
+#endif
 
 namespace wllm::avx512 {
 namespace {
@@ -163,6 +170,10 @@ float dot_q4_K_avx512(int64_t n, const void* row, const void* act) {
 
 }  // namespace wllm::avx512
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 #endif

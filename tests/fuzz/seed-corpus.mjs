@@ -1,0 +1,150 @@
+// Builds the seed corpus of one fuzz target from ../shared/models, into a
+// folder (tools/fuzz.sh: build/fuzz-corpus/<target>/seeds). Model files are
+// made here at run time by the sanitized CLI's `synth`; none is committed.
+//   node tests/fuzz/seed-corpus.mjs TARGET OUT_DIR CLI
+// A new fuzz target adds its entry to `builders`.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FALLBACK_CHAT_TEMPLATE } from '../../js/chat.js';
+import { readGguf, writeGguf } from './gguf-kv.mjs';
+import { repoRoot, sharedModels } from '../reference/reference.mjs';
+
+const stories = join(sharedModels, 'stories260K.gguf');
+const vocab = (name) => join(sharedModels, 'vocab', `ggml-vocab-${name}.gguf`);
+
+// Small models of every weight type and architecture, on stories260K's
+// 512-token vocabulary so each stays under 1 MB. Rows of 64 for the
+// 32-element block types, 256 for the K-quants (their block), a tiny
+// training context.
+const synthModels = [
+  ['f32', '64x1:2/1:128', 'llama'],
+  ['f16', '64x2:4/2:128', 'qwen2'],
+  ['bf16', '64x1:2/1:128', 'llama'],
+  ['q4_0', '64x1:2/1:128', 'llama'],
+  ['q4_1', '64x1:2/1:128', 'qwen2'],
+  ['q5_0', '64x1:2/1:128', 'llama'],
+  ['q5_1', '64x1:2/1:128', 'llama'],
+  ['q8_0', '64x2:2/2:128', 'llama'],
+  ['q2_K', '256x1:4/2:256', 'llama'],
+  ['q3_K', '256x1:4/2:256', 'llama'],
+  ['q4_K', '256x1:4/4:256', 'qwen2'],
+  ['q5_K', '256x1:4/2:256', 'llama'],
+  ['q6_K', '256x1:4/2:256', 'llama'],
+  ['q4_K_M', '256x1:4/2:256', 'llama'],
+  // The other architectures (tests/reference/architectures.mjs), small.
+  ['f32', '64x1:2/1:128', 'qwen3', ['--head-dim', '64']],
+  ['q8_0', '64x1:2/1:128', 'smollm3'],
+  ['f16', '64x2:2/1:128', 'gemma2', ['--head-dim', '64', '--sliding-window', '4']],
+  ['q8_0', '64x2:2/1:128', 'gemma3', ['--sliding-window', '4']],
+];
+
+// The first n tokens of a byte-level BPE vocabulary (its 256 byte tokens
+// come first) with the merges among them, the last one renamed to the
+// vocabulary's EOS text and made the BOS/EOS/... of the cut: a real
+// tokenizer whose construction costs little, so the fuzzer runs many.
+function smallBpeVocab(source, n, out) {
+  const kvs = readGguf(source).kvs.filter((kv) => kv.key.startsWith('tokenizer.') && kv.key !== 'tokenizer.chat_template');
+  const get = (key) => kvs.find((kv) => kv.key === key)?.value;
+  const tokens = get('tokenizer.ggml.tokens').items;
+  const eosText = tokens[get('tokenizer.ggml.eos_token_id')];
+  tokens.length = n;
+  tokens[n - 1] = eosText;
+  const types = get('tokenizer.ggml.token_type').items;
+  types.length = n;
+  types[n - 1] = 3;  // control
+  const kept = new Set(tokens);
+  const merges = get('tokenizer.ggml.merges');
+  merges.items = merges.items.filter((m) => {
+    const [a, b] = m.split(' ');
+    return kept.has(a) && kept.has(b) && kept.has(a + b);
+  });
+  for (const kv of kvs) {
+    if (kv.key.endsWith('_token_id') && kv.value >= n) kv.value = n - 1;
+  }
+  writeGguf(out, kvs);
+}
+
+// The optional metadata the loader reads, each set to a valid value on a
+// model that has none, so the fuzzer mutates values it could not insert
+// (a key needs its length prefix and the key count to change with it).
+const optionalKeys = [
+  { 'llama.attention.key_length': [4, 32], 'llama.attention.value_length': [4, 32] },
+  { 'llama.rope.scaling.type': [8, 'linear'], 'llama.rope.scaling.factor': [6, 2.0] },
+  { 'llama.rope.scale_linear': [6, 4.0], 'llama.attention.layer_norm_rms_epsilon': [6, 1e-6] },
+  { 'tokenizer.ggml.add_space_prefix': [7, false], 'tokenizer.ggml.add_bos_token': [7, false],
+    'tokenizer.ggml.add_eos_token': [7, true], 'tokenizer.ggml.eot_token_id': [4, 2],
+    'tokenizer.ggml.eom_token_id': [4, 2], 'tokenizer.ggml.padding_token_id': [4, 0] },
+];
+
+function withKeys(source, keys, out) {
+  const { kvs, tensors } = readGguf(source);
+  for (const [key, [type, value]] of Object.entries(keys)) {
+    const kv = kvs.find((k) => k.key === key);
+    if (kv) Object.assign(kv, { type, value });
+    else kvs.push({ key, type, value });
+  }
+  writeGguf(out, kvs, tensors);
+}
+
+function loaderSeeds(out, cli) {
+  const synth = (type, shape, arch, vocabFile, file, extra = []) =>
+    execFileSync(cli, ['synth', '--shape', shape, '--type', type, '--arch', arch, '--ctx', '64', ...extra,
+      '--vocab', vocabFile, '-o', join(out, file)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  copyFileSync(stories, join(out, 'stories260K.gguf'));
+  for (const [type, shape, arch, extra] of synthModels) {
+    synth(type, shape, arch, stories, `synth-${type}-${arch}.gguf`, extra);
+  }
+  optionalKeys.forEach((keys, i) => withKeys(join(out, 'synth-f32-llama.gguf'), keys, join(out, `keys-${i}-f32-llama.gguf`)));
+  // Byte-level BPE: vocabulary-only files and models on them.
+  for (const name of ['gpt-2', 'qwen2']) {
+    const small = join(out, `vocab-${name}-1024.gguf`);
+    smallBpeVocab(vocab(name), 1024, small);
+    synth('q8_0', '64x1:2/1:128', name === 'qwen2' ? 'qwen2' : 'llama', small, `synth-q8_0-${name}-1024.gguf`);
+  }
+}
+
+// tokenizer_fuzz reads byte 0 as the vocabulary index, byte 1 as flags.
+function tokenizerSeeds(out) {
+  const corpus = readFileSync(join(repoRoot, 'tests/reference/golden/corpus.inp'), 'utf8')
+    .split('\n__ggml_vocab_test__\n').filter((s) => s !== '');
+  const nVocabs = 1 + readdirSync(join(sharedModels, 'vocab')).length;  // an upper bound: the target wraps
+  corpus.forEach((text, i) => {
+    for (let v = 0; v < nVocabs; ++v) {
+      const bytes = Buffer.concat([Buffer.from([v, (i + v) % 4]), Buffer.from(text, 'utf8')]);
+      writeFileSync(join(out, `text-${i}-vocab-${v}`), bytes);
+    }
+  });
+}
+
+// chat_template_fuzz reads {template, messages, addGenerationPrompt, bosToken, eosToken}.
+function chatTemplateSeeds(out) {
+  const templates = { fallback: FALLBACK_CHAT_TEMPLATE };
+  for (const name of ['qwen2', 'qwen35', 'command-r', 'gemma-4']) {
+    const template = readGguf(vocab(name)).kvs.find((kv) => kv.key === 'tokenizer.chat_template')?.value;
+    if (!template) throw new Error(`${vocab(name)} has no chat template`);
+    templates[name] = template;
+  }
+  const conversations = [
+    [{ role: 'user', content: 'Hello!' }],
+    [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Tell me a story.' },
+      { role: 'assistant', content: 'Once upon a time.' }, { role: 'user', content: 'More.' }],
+    [{ role: 'user', content: '{{ 7 * 7 }} {% if %} <|im_end|> \u00e9\u4e16\ud83d\ude00' }, { role: 'tool', content: '' }],
+  ];
+  for (const [name, template] of Object.entries(templates)) {
+    conversations.forEach((messages, i) => {
+      const seed = { template, messages, addGenerationPrompt: i !== 1, bosToken: '<s>', eosToken: '</s>' };
+      writeFileSync(join(out, `${name}-${i}.json`), JSON.stringify(seed));
+    });
+  }
+}
+
+const builders = { loader: loaderSeeds, tokenizer: tokenizerSeeds, chat_template: chatTemplateSeeds };
+
+const [target, out, cli] = process.argv.slice(2);
+if (!builders[target] || !out) {
+  console.error(`usage: node tests/fuzz/seed-corpus.mjs ${Object.keys(builders).join('|')} OUT_DIR [CLI]`);
+  process.exit(2);
+}
+mkdirSync(out, { recursive: true });
+builders[target](out, cli);
