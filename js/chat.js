@@ -1,6 +1,7 @@
 // Chat prompts: a conversation rendered with the model's own Jinja template
 // (GGUF key tokenizer.chat_template), as transformers and llama.cpp do.
 import { Template } from '@huggingface/jinja';
+import { renderBounded } from './bounded-template.js';
 
 // ChatML: what llama.cpp falls back to when a model has no template.
 export const FALLBACK_CHAT_TEMPLATE =
@@ -30,7 +31,7 @@ export class ChatFormatter {
     }
     try {
       this.template ??= new Template(this.source);
-      return this.template.render({
+      return renderBounded(this.template, {
         messages,
         add_generation_prompt: addGenerationPrompt,
         bos_token: this.bosToken,

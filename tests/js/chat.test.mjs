@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChatFormatter } from '../../js/chat.js';
 import { LLM } from '../../js/index.js';
 import { cached, runCli, sharedModels } from '../reference/reference.mjs';
 import { modelPath } from './helpers.mjs';
@@ -91,5 +92,31 @@ describe('chat', () => {
     expect(() => templated.formatChat([])).toThrow(TypeError);
     expect(() => templated.formatChat([{ role: 'user' }])).toThrow(/role.*content/);
     expect(() => templated.chat('hello')).toThrow(TypeError);
+  });
+});
+
+// A chat template is code from the model file: one that would loop for
+// minutes, or build a huge range, fails at once with a TypeError instead.
+describe('a hostile chat template', () => {
+  const hostile = [
+    ['a loop of 10^8 steps', '{% for i in range(100000000) %}{% endfor %}'],
+    ['nested loops of 10^4 x 10^4 steps', '{% for i in range(10000) %}{% for j in range(10000) %}x{% endfor %}{% endfor %}'],
+    ['a recursive macro', '{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}'],
+  ];
+  it.each(hostile)('%s is refused', (name, chatTemplate) => {
+    const formatter = new ChatFormatter({ chatTemplate, bosToken: '', eosToken: '' });
+    const started = performance.now();
+    expect(() => formatter.format([{ role: 'user', content: 'hi' }])).toThrow(TypeError);
+    // Seconds, not the minutes the template asks for (a loaded machine is slower).
+    expect(performance.now() - started).toBeLessThan(20_000);
+  });
+
+  it('leaves real templates and long conversations alone', () => {
+    const formatter = new ChatFormatter({ chatTemplate: template, bosToken: '<s>', eosToken: '</s>' });
+    const conversation = Array.from({ length: 400 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i}` }));
+    expect(formatter.format(conversation)).toContain('[USER] turn 398');
+    // A template's own range() still works below the limit.
+    const counting = new ChatFormatter({ chatTemplate: '{% for i in range(3) %}{{ i }}{% endfor %}', bosToken: '', eosToken: '' });
+    expect(counting.format([{ role: 'user', content: 'hi' }])).toBe('012');
   });
 });
