@@ -6,3 +6,4 @@ export declare function api(): Promise<typeof import('./index.js')>;
 export declare const LLM: {
   load(source: ModelSource, options?: LoadOptions): Promise<EsmLLM>;
 };
+export type { GenerateOptions, JsonSchema, JsonSchemaFormat } from './index.js';

@@ -101,9 +101,11 @@ Status run(int argc, char** argv) {
     const int sampled = st.generated_tokens + (st.stop_reason == StopReason::kEndOfGeneration ? 1 : 0);
     const double per_token = sampled > 0 ? st.grammar_seconds / sampled : 0.0;
     const double model = st.decode_seconds - st.grammar_seconds;
-    grammar = str_printf(" | grammar %.3f ms/token (%.1f%% of decode; token trie %.1f MiB, built in %.0f ms)",
+    const ConstraintCache& cache = engine.constraints();
+    grammar = str_printf(" | grammar %.3f ms/token (%.1f%% of decode; token trie %.1f MiB built in %.0f ms, caches %.1f MiB)",
                          per_token * 1e3, model > 0 ? 100.0 * st.grammar_seconds / model : 0.0,
-                         engine.constraints().trie_bytes() / 1048576.0, engine.constraints().trie_build_seconds() * 1e3);
+                         cache.trie_bytes() / 1048576.0, cache.trie_build_seconds() * 1e3,
+                         (cache.memory_bytes() - cache.trie_bytes()) / 1048576.0);
   }
   std::fprintf(stderr, "prompt %d tokens, %.1f tok/s | generated %d tokens, %.1f tok/s | stop: %s | threads %d%s\n",
                st.prompt_tokens, rate(st.prompt_tokens, st.prefill_seconds), st.generated_tokens,
