@@ -16,7 +16,7 @@
 #include <unordered_map>
 
 #include "grammar/grammar.h"
-#include "tokenizer/utf8.h"
+#include "grammar/text_scan.h"
 
 namespace wllm {
 namespace {
@@ -197,10 +197,15 @@ class GbnfParser {
         seq.push_back({GrammarSymbol::kRule, rule_id(src_.substr(pos_, end - pos_), pos_)});
         pos_ = end;
       } else if (c == '(') {
+        if (++group_depth_ > kMaxGroupDepth) {
+          fail(str_printf("groups nest deeper than %d levels", kMaxGroupDepth));
+          break;
+        }
         ++pos_;
         skip_space(true);
         const uint32_t group = new_helper_rule(rule);
         std::vector<Sequence> alternatives = parse_alternates(rule, true);
+        --group_depth_;
         if (!ok()) break;
         if (peek() != ')') {
           fail("expected ')' to close the group opened at " + where(item_start) + ", found " + found());
@@ -342,29 +347,16 @@ class GbnfParser {
           return 0;
       }
     }
-    const Utf8Step s = utf8_step(src_.substr(pos_));
-    if (s.kind != Utf8Step::kValid) {
-      fail("the text is not valid UTF-8 here");
-      return 0;
-    }
-    size_t offset = pos_;
-    const uint32_t cp = decode_utf8_lenient(src_, &offset);
-    pos_ += s.length;
+    uint32_t cp = 0;
+    if (!next_utf8_char(src_, &pos_, &cp)) fail("the text is not valid UTF-8 here");
     return cp;
   }
 
   uint32_t parse_hex(int digits, size_t start) {
     uint32_t v = 0;
     for (int i = 0; i < digits; ++i) {
-      const char c = peek();
-      int d;
-      if (c >= '0' && c <= '9') {
-        d = c - '0';
-      } else if (c >= 'a' && c <= 'f') {
-        d = c - 'a' + 10;
-      } else if (c >= 'A' && c <= 'F') {
-        d = c - 'A' + 10;
-      } else {
+      const int d = hex_digit(peek());
+      if (d < 0) {
         fail_at(start, str_printf("the escape needs %d hexadecimal digits", digits));
         return 0;
       }
@@ -470,6 +462,7 @@ class GbnfParser {
   }
 
   static constexpr uint64_t kUnbounded = ~uint64_t{0};
+  static constexpr int kMaxGroupDepth = 256;  // the parser recurses per group
 
   std::string_view src_;
   size_t pos_ = 0;
@@ -479,6 +472,7 @@ class GbnfParser {
   std::unordered_map<std::string, uint32_t> set_ids_;
   uint32_t helper_count_ = 0;
   uint64_t symbols_made_ = 0;
+  int group_depth_ = 0;
   Grammar grammar_;
 };
 

@@ -2,7 +2,7 @@
 
 #include <unordered_set>
 
-#include "tokenizer/utf8.h"
+#include "grammar/text_scan.h"
 
 namespace wllm {
 namespace {
@@ -198,15 +198,8 @@ class JsonReader {
   int hex4() {
     int v = 0;
     for (int i = 0; i < 4; ++i) {
-      const char c = peek();
-      int d;
-      if (c >= '0' && c <= '9') {
-        d = c - '0';
-      } else if (c >= 'a' && c <= 'f') {
-        d = c - 'a' + 10;
-      } else if (c >= 'A' && c <= 'F') {
-        d = c - 'A' + 10;
-      } else {
+      const int d = hex_digit(peek());
+      if (d < 0) {
         fail("expected 4 hexadecimal digits after \\u, found " + found());
         return -1;
       }
@@ -234,13 +227,13 @@ class JsonReader {
         return;
       }
       if (c != '\\') {
-        const Utf8Step s = utf8_step(src_.substr(pos_));
-        if (s.kind != Utf8Step::kValid) {
+        const size_t from = pos_;
+        uint32_t cp;
+        if (!next_utf8_char(src_, &pos_, &cp)) {
           fail("the text is not valid UTF-8 here");
           return;
         }
-        out->append(src_.substr(pos_, s.length));
-        pos_ += s.length;
+        out->append(src_.substr(from, pos_ - from));
         continue;
       }
       const size_t escape_at = pos_;

@@ -1,7 +1,7 @@
 #include "grammar/pattern_grammar.h"
 
 #include "grammar/gbnf_text.h"
-#include "tokenizer/utf8.h"
+#include "grammar/text_scan.h"
 
 namespace wllm {
 namespace {
@@ -183,6 +183,10 @@ class PatternTranslator {
     const char c = peek();
     switch (c) {
       case '(': {
+        if (++group_depth_ > kMaxGroupDepth) {
+          fail(str_printf("groups nest deeper than %d levels", kMaxGroupDepth));
+          return {};
+        }
         ++pos_;
         if (peek() == '?') {
           if (src_.substr(pos_, 2) == "?:") {
@@ -200,6 +204,7 @@ class PatternTranslator {
           }
         }
         Piece inner = parse_alternation();
+        --group_depth_;
         if (!ok()) return inner;
         if (peek() != ')') {
           fail_at(start, "the group is not closed with ')'");
@@ -235,14 +240,8 @@ class PatternTranslator {
   }
 
   uint32_t next_code_point() {
-    const Utf8Step s = utf8_step(src_.substr(pos_));
-    if (s.kind != Utf8Step::kValid) {
-      fail("the pattern is not valid UTF-8 here");
-      return 0;
-    }
-    size_t offset = pos_;
-    const uint32_t cp = decode_utf8_lenient(src_, &offset);
-    pos_ += s.length;
+    uint32_t cp = 0;
+    if (!next_utf8_char(src_, &pos_, &cp)) fail("the pattern is not valid UTF-8 here");
     return cp;
   }
 
@@ -351,18 +350,9 @@ class PatternTranslator {
   bool hex(int digits, uint32_t* v) {
     *v = 0;
     for (int i = 0; i < digits; ++i) {
-      const char c = peek();
-      uint32_t d;
-      if (c >= '0' && c <= '9') {
-        d = static_cast<uint32_t>(c - '0');
-      } else if (c >= 'a' && c <= 'f') {
-        d = static_cast<uint32_t>(c - 'a' + 10);
-      } else if (c >= 'A' && c <= 'F') {
-        d = static_cast<uint32_t>(c - 'A' + 10);
-      } else {
-        return false;
-      }
-      *v = *v * 16 + d;
+      const int d = hex_digit(peek());
+      if (d < 0) return false;
+      *v = *v * 16 + static_cast<uint32_t>(d);
       ++pos_;
     }
     return true;
@@ -413,9 +403,12 @@ class PatternTranslator {
     return ok();
   }
 
+  static constexpr int kMaxGroupDepth = 256;  // the translator recurses per group
+
   std::string_view src_;
   std::string_view any_char_;
   size_t pos_ = 0;
+  int group_depth_ = 0;
   Status status_;
 };
 

@@ -8,9 +8,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,14 +21,11 @@
 #include "grammar/pattern_grammar.h"
 #include "grammar/token_masker.h"
 #include "grammar/token_trie.h"
-#include "gguf/gguf.h"
-#include "gguf/gguf_writer.h"
+#include "shared_vocab.h"
 #include "tokenizer/tokenizer.h"
 
 namespace wllm {
 namespace {
-
-const std::string kModels = WLLM_SHARED_MODELS;
 
 void expect_error(const Status& s, const std::string& part) {
   ASSERT_FALSE(s.ok()) << "expected an error containing: " << part;
@@ -118,6 +112,14 @@ TEST(GbnfParser, LeftRecursionIsRefusedByName) {
   expect_error(parse_gbnf("root ::= (\"a\"?)*\n").status(), "left-recursive");
   // Right recursion is fine.
   EXPECT_TRUE(parse_gbnf("root ::= \"a\" root | \"b\"\n").ok());
+}
+
+TEST(GbnfParser, DeepNestingIsRefusedNotACrash) {
+  expect_error(parse_gbnf("root ::= " + std::string(100000, '(') + "\"a\"" + std::string(100000, ')') + "\n").status(),
+               "groups nest deeper than 256 levels");
+  expect_error(pattern_gbnf(std::string(100000, '(') + "a" + std::string(100000, ')'), "char").status(),
+               "groups nest deeper than 256 levels");
+  EXPECT_TRUE(parse_gbnf("root ::= " + std::string(200, '(') + "\"a\"" + std::string(200, ')') + "\n").ok());
 }
 
 TEST(GbnfParser, TooLargeGrammarsAreRefused) {
@@ -545,21 +547,6 @@ TEST(JsonMode, AnyValueOrAnObject) {
 // ---------------------------------------------------------------------------
 // Token masking on real vocabularies: the trie walk against each token's bytes
 // run through the matcher one by one.
-
-const Tokenizer& load_vocab(const std::string& relative) {
-  static std::map<std::string, Tokenizer> cache;
-  auto it = cache.find(relative);
-  if (it == cache.end()) {
-    std::ifstream in(kModels + "/" + relative, std::ios::binary);
-    const std::string data((std::istreambuf_iterator<char>(in)), {});
-    Result<GgufFile> file = GgufFile::parse({reinterpret_cast<const uint8_t*>(data.data()), data.size()});
-    if (!file.ok()) throw std::runtime_error(relative + ": " + file.status().message());
-    Result<Tokenizer> tok = Tokenizer::from_gguf(*file);
-    if (!tok.ok()) throw std::runtime_error(relative + ": " + tok.status().message());
-    it = cache.emplace(relative, std::move(*tok)).first;
-  }
-  return it->second;
-}
 
 // The tokens a brute-force pass allows at `state`.
 std::vector<uint32_t> brute_force_mask(TokenMasker& masker, const TokenTrie& trie, TokenMasker::StateId state) {
