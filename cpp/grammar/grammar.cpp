@@ -40,6 +40,14 @@ bool Grammar::set_intersects(uint32_t set, uint32_t lo, uint32_t hi) const {
   return it != end && it->lo <= hi;
 }
 
+bool Grammar::set_covers(uint32_t set, uint32_t lo, uint32_t hi) const {
+  const CodePointRange* begin = ranges.data() + set_begin[set];
+  const CodePointRange* end = ranges.data() + set_begin[set + 1];
+  // Ranges are merged, so [lo, hi] is covered only by the one range holding lo.
+  const CodePointRange* it = std::lower_bound(begin, end, lo, [](const CodePointRange& r, uint32_t v) { return r.hi < v; });
+  return it != end && it->lo <= lo && it->hi >= hi;
+}
+
 size_t Grammar::memory_bytes() const {
   size_t bytes = symbols.capacity() * sizeof(GrammarSymbol) + ranges.capacity() * sizeof(CodePointRange) +
                  set_begin.capacity() * sizeof(uint32_t);

@@ -54,6 +54,8 @@ struct Grammar {
   // Whether char set `set` contains `cp`, or any code point of [lo, hi].
   bool set_contains(uint32_t set, uint32_t cp) const;
   bool set_intersects(uint32_t set, uint32_t lo, uint32_t hi) const;
+  // Whether char set `set` contains every code point of [lo, hi].
+  bool set_covers(uint32_t set, uint32_t lo, uint32_t hi) const;
   size_t memory_bytes() const;
 };
 

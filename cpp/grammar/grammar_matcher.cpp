@@ -23,6 +23,13 @@ uint32_t min_code_point(uint8_t length) {
   }
 }
 
+// The valid second bytes of a character after its lead (UTF-8's Table 3-7):
+// any continuation byte, or the narrower ranges after E0, ED, F0 and F4.
+struct ByteRange {
+  uint8_t lo, hi;
+};
+constexpr ByteRange kSecondByte[] = {{0x80, 0xBF}, {0xA0, 0xBF}, {0x80, 0x9F}, {0x90, 0xBF}, {0x80, 0x8F}};
+
 uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
   return h * 0xFF51AFD7ED558CCDull;
@@ -52,7 +59,7 @@ void GrammarMatcher::clear_caches() {
   for (uint32_t start : g.rules[g.root].alternatives) {
     expand(g.symbols[start].kind == GrammarSymbol::kEnd ? kEmptyStack : intern_node(static_cast<int32_t>(start), kEmptyStack));
   }
-  initial_ = intern_state(intern_set(&scratch_), 0, 0, 0);
+  initial_ = intern_state(intern_set(&scratch_), 0, 0, 0, 0, 0);
 }
 
 GrammarMatcher::StateId GrammarMatcher::step_and_cache(StateId state, uint8_t byte) {
@@ -72,6 +79,12 @@ GrammarMatcher::StateId GrammarMatcher::compute_step(StateId state, uint8_t byte
   uint8_t remaining, length;
   if (s.remaining > 0) {
     if ((byte & 0xC0) != 0x80) return kDead;
+    if (s.uniform) {
+      if (byte < kSecondByte[s.second].lo || byte > kSecondByte[s.second].hi) return kDead;
+      if (s.remaining > 1) return intern_state(s.set, 0, static_cast<uint8_t>(s.remaining - 1), s.length, 1, 0);
+      const int32_t set = advance(s.set, 0, /*every_stack=*/true);
+      return set < 0 ? kDead : intern_state(set, 0, 0, 0, 0, 0);
+    }
     value = (s.partial << 6) | (byte & 0x3F);
     remaining = static_cast<uint8_t>(s.remaining - 1);
     length = s.length;
@@ -94,35 +107,59 @@ GrammarMatcher::StateId GrammarMatcher::compute_step(StateId state, uint8_t byte
   } else {
     return kDead;  // a stray continuation byte, or a lead byte no valid character has
   }
-  if (remaining > 0) {
-    // The code points this unfinished character can still become.
-    const uint32_t shift = 6u * remaining;
-    const uint32_t lo = std::max(value << shift, min_code_point(length));
-    const uint32_t hi = std::min((value << shift) | ((1u << shift) - 1), kMaxCodePoint);
-    if (lo > hi || !set_accepts_range(s.set, lo, hi)) return kDead;
-    return intern_state(s.set, value, remaining, length);
-  }
+  if (remaining > 0) return partial_state(s.set, value, remaining, length);
   if (value < min_code_point(length) || (value >= kSurrogateLo && value <= kSurrogateHi) || value > kMaxCodePoint) {
     return kDead;
   }
-  const int32_t set = advance(s.set, value);
-  return set < 0 ? kDead : intern_state(set, 0, 0, 0);
+  const int32_t set = advance(s.set, value, /*every_stack=*/false);
+  return set < 0 ? kDead : intern_state(set, 0, 0, 0, 0, 0);
 }
 
-bool GrammarMatcher::set_accepts_range(int32_t set, uint32_t lo, uint32_t hi) const {
+GrammarMatcher::StateId GrammarMatcher::partial_state(int32_t set, uint32_t value, uint8_t remaining, uint8_t length) {
+  // The valid code points this unfinished character can still become: a
+  // range, without the surrogates (so up to two pieces).
+  const uint32_t shift = 6u * remaining;
+  const uint32_t lo = std::max(value << shift, min_code_point(length));
+  const uint32_t hi = std::min((value << shift) | ((1u << shift) - 1), kMaxCodePoint);
+  CodePointRange pieces[2];
+  int n_pieces = 0;
+  if (lo <= hi && lo < kSurrogateLo) pieces[n_pieces++] = {lo, std::min(hi, kSurrogateLo - 1)};
+  if (lo <= hi && hi > kSurrogateHi) pieces[n_pieces++] = {std::max(lo, kSurrogateHi + 1), hi};
+  if (n_pieces == 0) return kDead;
+  // Sort the stacks: those whose char set holds all of it, those it touches.
   const Grammar& g = *grammar_;
+  scratch_.clear();
+  bool uniform = true, any = false;
   for (uint32_t i = set_begin_[static_cast<size_t>(set)]; i < set_begin_[static_cast<size_t>(set) + 1]; ++i) {
     const int32_t stack = set_stacks_[i];
     if (stack == kEmptyStack) continue;
     const uint32_t chars = g.symbols[static_cast<size_t>(nodes_[static_cast<size_t>(stack)].pos)].value;
-    // [lo, hi] without the surrogates, which no character may encode.
-    if (lo < kSurrogateLo && g.set_intersects(chars, lo, std::min(hi, kSurrogateLo - 1))) return true;
-    if (hi > kSurrogateHi && g.set_intersects(chars, std::max(lo, kSurrogateHi + 1), hi)) return true;
+    bool covers = true, touches = false;
+    for (int p = 0; p < n_pieces; ++p) {
+      covers = covers && g.set_covers(chars, pieces[p].lo, pieces[p].hi);
+      touches = touches || g.set_intersects(chars, pieces[p].lo, pieces[p].hi);
+    }
+    if (covers) scratch_.push_back(stack);
+    uniform = uniform && (covers || !touches);
+    any = any || touches;
   }
-  return false;
+  if (!any) return kDead;
+  if (!uniform) return intern_state(set, value, remaining, length, 0, 0);
+  // Whatever the character becomes, exactly the stacks kept here match it:
+  // its bits no longer matter, only which second bytes are valid UTF-8 (this
+  // is what keeps a JSON string's multi-byte characters from making a state
+  // per partial character).
+  uint8_t second = 0;
+  if (remaining == length - 1) {
+    if (length == 3 && value == 0x0) second = 1;       // E0: A0-BF (no overlong form)
+    if (length == 3 && value == 0xD) second = 2;       // ED: 80-9F (no surrogate)
+    if (length == 4 && value == 0x0) second = 3;       // F0: 90-BF (no overlong form)
+    if (length == 4 && value == 0x4) second = 4;       // F4: 80-8F (nothing past U+10FFFF)
+  }
+  return intern_state(intern_set(&scratch_), 0, remaining, length, 1, second);
 }
 
-int32_t GrammarMatcher::advance(int32_t set, uint32_t cp) {
+int32_t GrammarMatcher::advance(int32_t set, uint32_t cp, bool every_stack) {
   const Grammar& g = *grammar_;
   scratch_.clear();
   const uint32_t begin = set_begin_[static_cast<size_t>(set)], end = set_begin_[static_cast<size_t>(set) + 1];
@@ -130,7 +167,7 @@ int32_t GrammarMatcher::advance(int32_t set, uint32_t cp) {
     const int32_t stack = set_stacks_[i];
     if (stack == kEmptyStack) continue;
     const StackNode node = nodes_[static_cast<size_t>(stack)];
-    if (!g.set_contains(g.symbols[static_cast<size_t>(node.pos)].value, cp)) continue;
+    if (!every_stack && !g.set_contains(g.symbols[static_cast<size_t>(node.pos)].value, cp)) continue;
     // Matched: the top moves to the next symbol, or is popped at the end of its alternative.
     const int32_t next = node.pos + 1;
     expand(g.symbols[static_cast<size_t>(next)].kind == GrammarSymbol::kEnd ? node.parent : intern_node(next, node.parent));
@@ -201,12 +238,13 @@ int32_t GrammarMatcher::intern_set(std::vector<int32_t>* stacks) {
   return id;
 }
 
-GrammarMatcher::StateId GrammarMatcher::intern_state(int32_t set, uint32_t partial, uint8_t remaining, uint8_t length) {
+GrammarMatcher::StateId GrammarMatcher::intern_state(int32_t set, uint32_t partial, uint8_t remaining, uint8_t length,
+                                                     uint8_t uniform, uint8_t second) {
   // partial has at most 15 bits (a 4-byte character after 2 of its continuation bytes).
-  const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(set)) << 24) | (uint64_t{partial} << 8) |
-                       (uint64_t{remaining} << 4) | length;
+  const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(set)) << 24) | (uint64_t{partial} << 9) |
+                       (uint64_t{second} << 6) | (uint64_t{uniform} << 5) | (uint64_t{remaining} << 3) | length;
   const auto [it, inserted] = state_ids_.emplace(key, static_cast<StateId>(states_.size()));
-  if (inserted) states_.push_back({set, partial, remaining, length, -1});
+  if (inserted) states_.push_back({set, partial, remaining, length, uniform, second, -1});
   return it->second;
 }
 
@@ -243,7 +281,7 @@ GrammarMatcher::StateId GrammarMatcher::compact(StateId keep) {
     for (auto it = positions.rbegin(); it != positions.rend(); ++it) node = intern_node(*it, node);
     members.push_back(node);
   }
-  return intern_state(intern_set(&members), s.partial, s.remaining, s.length);
+  return intern_state(intern_set(&members), s.partial, s.remaining, s.length, s.uniform, s.second);
 }
 
 size_t GrammarMatcher::memory_bytes() const {

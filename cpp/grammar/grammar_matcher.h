@@ -78,25 +78,29 @@ class GrammarMatcher {
     int32_t parent;  // the rest of the stack (kEmptyStack at the bottom)
   };
   struct State {
-    int32_t set;          // interned stack set
-    uint32_t partial;     // bits of an unfinished UTF-8 character
+    int32_t set;          // interned stack set (uniform: the stacks that accept the character)
+    uint32_t partial;     // bits of an unfinished UTF-8 character (0 when uniform)
     uint8_t remaining;    // its continuation bytes still to come (0: none)
     uint8_t length;       // its total length in bytes
+    uint8_t uniform;      // 1: every stack of `set` accepts whatever it becomes
+    uint8_t second;       // uniform, right after the lead byte: the valid second bytes (kSecondByte)
     int32_t row;          // transition row index, -1 until the first step from here
   };
 
   StateId step_and_cache(StateId state, uint8_t byte);
   StateId compute_step(StateId state, uint8_t byte);
-  // The stack set after matching code point cp, or -1 if no stack matches it.
-  int32_t advance(int32_t set, uint32_t cp);
+  // The state of an unfinished character (kDead if no stack can match what it may become).
+  StateId partial_state(int32_t set, uint32_t value, uint8_t remaining, uint8_t length);
+  // The stack set after matching code point cp (every_stack: a character
+  // every stack accepts), or -1 if no stack matches it.
+  int32_t advance(int32_t set, uint32_t cp, bool every_stack);
   // Expands `stack` until every top is a char set; adds the stacks to scratch_.
   void expand(int32_t stack);
-  // Whether some stack of `set` can match a code point in [lo, hi] (surrogates excluded).
-  bool set_accepts_range(int32_t set, uint32_t lo, uint32_t hi) const;
 
   int32_t intern_node(int32_t pos, int32_t parent);
   int32_t intern_set(std::vector<int32_t>* stacks);  // sorts and dedups *stacks
-  StateId intern_state(int32_t set, uint32_t partial, uint8_t remaining, uint8_t length);
+  StateId intern_state(int32_t set, uint32_t partial, uint8_t remaining, uint8_t length, uint8_t uniform,
+                       uint8_t second);
   void clear_caches();
 
   std::shared_ptr<const Grammar> grammar_;
