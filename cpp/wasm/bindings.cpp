@@ -256,9 +256,9 @@ class WasmEngine {
   // finished (code not OK: failed, e.g. no token could continue the grammar).
   val step() {
     Generation* gen = engine_.generation();
-    val out = status_object(gen ? gen->status() : Status());
     std::string text;
     const bool more = gen && gen->step(&text);
+    val out = status_object(gen ? gen->status() : Status());  // after the step, which may have failed
     out.set("more", more);
     out.set("text", text);
     out.set("stats", gen ? stats_object(gen->stats()) : val::null());
