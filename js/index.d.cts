@@ -6,8 +6,8 @@ import type { LLM as EsmLLM, LoadOptions, ModelSource } from './index.js' with {
 // them through api(); `error.code` needs no class.
 export type {
   AbortError, BenchOptions, BenchResult, CacheEntry, ChatMessage, ErrorCode, FormatChatOptions, GenerateOptions,
-  GenerationError, GenerationErrorCode, GenerationStats, LLMError, LoadError, LoadErrorCode, LoadOptions, LoadProgress,
-  MemoryInfo, ModelCache, ModelInfo, ModelSource, RegistryModel, TokenizeOptions,
+  GenerationError, GenerationErrorCode, GenerationStats, JsonSchema, JsonSchemaFormat, LLMError, LoadError, LoadErrorCode,
+  LoadOptions, LoadProgress, MemoryInfo, ModelCache, ModelInfo, ModelSource, RegistryModel, TokenizeOptions,
   /** What LLM.load resolves to. */
   LLM as LLMInstance,
 } from './index.js' with { 'resolution-mode': 'import' };

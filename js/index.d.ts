@@ -62,6 +62,27 @@ export interface LoadOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * A JSON Schema: an object, or a boolean (true: any value). Supported keywords (anything else
+ * is an error, never ignored): type, enum, const; properties, required, additionalProperties
+ * (absent means false when properties are given); items, minItems, maxItems; minLength,
+ * maxLength, pattern, format (date, time, date-time, uuid); minimum, maximum,
+ * exclusiveMinimum, exclusiveMaximum; anyOf, oneOf (with alternatives that differ by type or
+ * by const/enum values); $ref into the schema itself ("#/$defs/name"); annotations such as
+ * title and description.
+ */
+export type JsonSchema = boolean | { [keyword: string]: unknown };
+
+/** Output valid against a JSON Schema (the shape of OpenAI's Responses API `text.format`). */
+export interface JsonSchemaFormat {
+  type: 'json_schema';
+  schema: JsonSchema;
+  /** A name for the schema; informational. */
+  name?: string;
+  /** Accepted for compatibility: the schema is always enforced. */
+  strict?: boolean;
+}
+
 export interface GenerateOptions {
   /**
    * Tokens to generate at most (default 256). Integer options are range-checked: anything else
@@ -90,6 +111,21 @@ export interface GenerateOptions {
   addSpecial?: boolean;
   /** Control-token text in the prompt becomes control tokens (default true). */
   parseSpecial?: boolean;
+  /**
+   * Constrain the output to JSON: 'json' any JSON value, 'json_object' a JSON object, or a
+   * value valid against a JSON Schema. Tokens that cannot continue it are never sampled, the
+   * end of generation only where the value is complete, and generation ends when nothing can
+   * follow. Output cut short by maxTokens is incomplete (stopReason 'max_tokens'). A schema
+   * the engine cannot enforce rejects the call before generating, with a GenerationError that
+   * names the keyword and where it is in the schema.
+   */
+  format?: 'json' | 'json_object' | JsonSchemaFormat;
+  /**
+   * A GBNF grammar (llama.cpp's format, grammars/README.md): the output must match its `root`
+   * rule. Token references (<[id]>, <text>) are not supported. Excludes `format`. A bad
+   * grammar rejects the call before generating, naming the line and column.
+   */
+  grammar?: string;
   signal?: AbortSignal;
   /**
    * Called with each piece of text as it is produced. If it throws, the generation stops and
@@ -133,6 +169,9 @@ export interface GenerationStats {
   generatedTokens: number;
   prefillSeconds: number;
   decodeSeconds: number;
+  /** Seconds spent masking tokens with the grammar or schema (part of decodeSeconds). */
+  grammarSeconds: number;
+  /** 'end_of_generation': the model ended, or the grammar or schema was complete. */
   stopReason: 'max_tokens' | 'end_of_generation' | 'stop_string' | 'context_full';
   /** Engine threads that ran work during the generation (each counts its own tasks). */
   threadsUsed: number;

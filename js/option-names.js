@@ -10,7 +10,8 @@ export const LOAD_OPTIONS = Object.freeze([
 
 export const GENERATE_OPTIONS = Object.freeze([
   'maxTokens', 'temperature', 'topK', 'topP', 'minP', 'repeatPenalty', 'repeatLastN', 'frequencyPenalty',
-  'presencePenalty', 'seed', 'stop', 'addSpecial', 'parseSpecial', 'signal', 'onToken', 'onStats',
+  'presencePenalty', 'seed', 'stop', 'addSpecial', 'parseSpecial', 'format', 'grammar', 'signal', 'onToken',
+  'onStats',
 ]);
 
 export const TOKENIZE_OPTIONS = Object.freeze(['addSpecial', 'parseSpecial']);
@@ -23,6 +24,7 @@ const OTHER_NAMES = {
   npredict: 'maxTokens', maxnewtokens: 'maxTokens', ntokens: 'maxTokens', temp: 'temperature',
   repetitionpenalty: 'repeatPenalty', penaltylastn: 'repeatLastN', nctx: 'contextSize', contextlength: 'contextSize',
   nthreads: 'threads', abortsignal: 'signal', stopstrings: 'stop', addbos: 'addSpecial',
+  responseformat: 'format', jsonschema: 'format',
 };
 
 // Throws a TypeError naming the first option of `options` that is not in

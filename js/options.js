@@ -43,7 +43,46 @@ export function generateOptions(options) {
   for (const key of ['addSpecial', 'parseSpecial']) {
     if (options[key] !== undefined) out[key] = Boolean(options[key]);
   }
+  const constraint = outputConstraint(options.format, options.grammar);
+  if (constraint) out.constraint = constraint;
   return out;
+}
+
+const FORMAT_KEYS = new Set(['type', 'schema', 'name', 'strict']);
+
+// The engine's output constraint {kind, text} for the `format` and `grammar`
+// options (the engine compiles it, and names a bad rule or schema keyword).
+function outputConstraint(format, grammar) {
+  if (format !== undefined && grammar !== undefined) throw new TypeError('format and grammar exclude each other');
+  if (grammar !== undefined) {
+    if (typeof grammar !== 'string' || grammar.trim() === '') {
+      throw new TypeError('grammar must be a non-empty string of GBNF rules');
+    }
+    return { kind: 'grammar', text: grammar };
+  }
+  if (format === undefined) return undefined;
+  if (format === 'json' || format === 'json_object') return { kind: format, text: '' };
+  if (format === null || typeof format !== 'object' || format.type !== 'json_schema') {
+    throw new TypeError("format must be 'json', 'json_object' or { type: 'json_schema', schema }");
+  }
+  for (const key of Object.keys(format)) {
+    if (!FORMAT_KEYS.has(key)) {
+      throw new TypeError(`format has an unknown key '${key}' (it takes type, schema, name and strict)`);
+    }
+  }
+  const { schema, name, strict } = format;
+  if (typeof schema !== 'boolean' && (schema === null || typeof schema !== 'object' || Array.isArray(schema))) {
+    throw new TypeError('format.schema must be a JSON schema: an object or a boolean');
+  }
+  if (name !== undefined && typeof name !== 'string') throw new TypeError('format.name must be a string');
+  if (strict !== undefined && typeof strict !== 'boolean') throw new TypeError('format.strict must be a boolean');
+  let text;
+  try {
+    text = JSON.stringify(schema);
+  } catch (error) {
+    throw new TypeError(`format.schema cannot be written as JSON: ${error.message}`, { cause: error });
+  }
+  return { kind: 'json_schema', text };
 }
 
 // LLM.load's options with defaults applied. defaultThreads: the platform's.

@@ -258,9 +258,13 @@ export class EngineHost {
         if (text) onText(text);
         throw new AbortError('generation was aborted');
       }
-      const { more, text, stats } = this.engine.step();
+      const step = this.engine.step();
+      const { more, text, stats } = step;
       if (text) onText(text);
-      if (!more) return { ...stats, threadsUsed: this.#threadsUsedSince(tasksBefore) };
+      if (!more) {
+        checkRequest(step);  // a generation can fail midway (no token could continue its grammar)
+        return { ...stats, threadsUsed: this.#threadsUsedSince(tasksBefore) };
+      }
       await this.platform.yieldToEventLoop();
     }
   }

@@ -10,13 +10,41 @@
 namespace wllm::cli {
 namespace {
 
+// --json, --json-object, --json-schema FILE or --grammar FILE (at most one).
+Result<OutputConstraint> constraint_from(const Args& args) {
+  OutputConstraint c;
+  int given = 0;
+  if (args.has("--json")) {
+    c.kind = OutputConstraint::Kind::kJson;
+    ++given;
+  }
+  if (args.has("--json-object")) {
+    c.kind = OutputConstraint::Kind::kJsonObject;
+    ++given;
+  }
+  for (const char* flag : {"--json-schema", "--grammar"}) {
+    if (!args.has(flag)) continue;
+    const std::string path = args.get_string({flag});
+    Result<std::string> text = read_file(path);
+    if (!text.ok()) return text.status();
+    c.kind = std::string_view(flag) == "--grammar" ? OutputConstraint::Kind::kGrammar : OutputConstraint::Kind::kJsonSchema;
+    c.text = std::move(*text);
+    ++given;
+  }
+  if (given > 1) {
+    return Status::error(ErrorCode::kInvalidArgument, "--json, --json-object, --json-schema and --grammar exclude each other");
+  }
+  return c;
+}
+
 Status run(int argc, char** argv) {
-  Args args(argc, argv, {"--no-special"});
+  Args args(argc, argv, {"--no-special", "--json", "--json-object"});
   WLLM_RETURN_IF_ERROR(args.status());
   WLLM_RETURN_IF_ERROR(args.check_known({"-m", "--model", "-p", "--prompt", "-n", "--n-predict", "--temp", "--top-k",
                                          "--top-p", "--min-p", "--repeat-penalty", "--repeat-last-n",
                                          "--frequency-penalty", "--presence-penalty", "--seed", "-t", "--threads",
-                                         "-c", "--ctx", "--stop", "--no-special"}));
+                                         "-c", "--ctx", "--stop", "--no-special", "--json", "--json-object",
+                                         "--json-schema", "--grammar"}));
   const std::string model = args.get_string({"-m", "--model"});
   if (model.empty()) return Status::error(ErrorCode::kInvalidArgument, "missing -m FILE");
   if (!args.has("-p") && !args.has("--prompt")) return Status::error(ErrorCode::kInvalidArgument, "missing -p TEXT");
@@ -51,6 +79,7 @@ Status run(int argc, char** argv) {
   g.parse_special = !args.has("--no-special");
   const std::string stop = args.get_string({"--stop"});
   if (!stop.empty()) g.stop.push_back(stop);
+  WLLM_ASSIGN_OR_RETURN(g.constraint, constraint_from(args));
 
   WLLM_ASSIGN_OR_RETURN(const LoadOptions load, load_options_from(args));
   Engine engine;
@@ -65,9 +94,23 @@ Status run(int argc, char** argv) {
   std::fputc('\n', stdout);
   std::fflush(stdout);  // before the summary on stderr, which is unbuffered
   const auto rate = [](int tokens, double seconds) { return seconds > 0 ? tokens / seconds : 0.0; };
-  std::fprintf(stderr, "prompt %d tokens, %.1f tok/s | generated %d tokens, %.1f tok/s | stop: %s | threads %d\n",
+  std::string grammar;
+  if (g.constraint.active()) {
+    // Masking's share of decoding: per sampled token (the last one, an end
+    // of generation, is sampled but not counted as generated).
+    const int sampled = st.generated_tokens + (st.stop_reason == StopReason::kEndOfGeneration ? 1 : 0);
+    const double per_token = sampled > 0 ? st.grammar_seconds / sampled : 0.0;
+    const double model = st.decode_seconds - st.grammar_seconds;
+    const ConstraintCache& cache = engine.constraints();
+    grammar = str_printf(" | grammar %.3f ms/token (%.1f%% of decode; token trie %.1f MiB built in %.0f ms, caches %.1f MiB)",
+                         per_token * 1e3, model > 0 ? 100.0 * st.grammar_seconds / model : 0.0,
+                         cache.trie_bytes() / 1048576.0, cache.trie_build_seconds() * 1e3,
+                         (cache.memory_bytes() - cache.trie_bytes()) / 1048576.0);
+  }
+  std::fprintf(stderr, "prompt %d tokens, %.1f tok/s | generated %d tokens, %.1f tok/s | stop: %s | threads %d%s\n",
                st.prompt_tokens, rate(st.prompt_tokens, st.prefill_seconds), st.generated_tokens,
-               rate(st.generated_tokens, st.decode_seconds), stop_reason_name(st.stop_reason), engine.n_threads());
+               rate(st.generated_tokens, st.decode_seconds), stop_reason_name(st.stop_reason), engine.n_threads(),
+               grammar.c_str());
   return {};
 }
 

@@ -21,6 +21,7 @@ Engine::~Engine() = default;
 Status Engine::begin_load(std::span<const uint8_t> prefix, uint64_t file_size, const LoadOptions& options,
                           uint64_t* needed_prefix_bytes) {
   generation_.reset();  // it refers to the model
+  constraints_.clear();  // it refers to the tokenizer
   model_.reset();
   weights_.reset();
   arena_.reset();
@@ -115,8 +116,12 @@ Status Engine::start_generation(std::string_view prompt, const GenerateOptions& 
     return Status::error(ErrorCode::kContextFull, "the prompt has %zu tokens but the context holds %d", tokens.size(),
                          n_ctx_);
   }
+  TokenMasker* masker = nullptr;
+  if (options.constraint.active()) {
+    WLLM_ASSIGN_OR_RETURN(masker, constraints_.masker_for(options.constraint, *tokenizer_));
+  }
   generation_ = std::make_unique<Generation>(*model_, *tokenizer_, n_ctx_, std::move(tokens), options,
-                                             std::move(sampler));
+                                             std::move(sampler), masker);
   return {};
 }
 
@@ -140,7 +145,9 @@ Result<GenerateStats> Engine::generate(std::string_view prompt, const GenerateOp
     deliver();
   }
   const GenerateStats stats = generation_->stats();
+  const Status status = generation_->status();
   generation_.reset();
+  if (!status.ok()) return status;
   return stats;
 }
 

@@ -23,6 +23,7 @@
 #include "core/status.h"
 #include "engine/generation.h"
 #include "gguf/gguf.h"
+#include "grammar/constraint_cache.h"
 #include "model/config.h"
 #include "model/transformer.h"
 #include "runtime/thread_pool.h"
@@ -71,10 +72,14 @@ class Engine {
   // Tasks engine thread i has run so far (ThreadPool::tasks_run).
   uint64_t thread_tasks_run(int thread_index) const { return pool_ ? pool_->tasks_run(thread_index) : 0; }
   MemoryReport memory() const;
+  // Constrained generation's memory: the token trie (built on the first
+  // constrained request) and the last grammar's caches.
+  const ConstraintCache& constraints() const { return constraints_; }
 
   // Starts a step-by-step generation (replacing any unfinished one): checks
-  // and tokenizes the prompt; the caller then runs generation()->step().
-  // Returns kContextFull if the prompt does not fit.
+  // and tokenizes the prompt, compiles options.constraint (kInvalidArgument
+  // names the grammar rule or schema keyword at fault); the caller then runs
+  // generation()->step(). Returns kContextFull if the prompt does not fit.
   Status start_generation(std::string_view prompt, const GenerateOptions& options);
   // The current generation, or nullptr.
   Generation* generation() { return generation_.get(); }
@@ -103,6 +108,7 @@ class Engine {
   std::unique_ptr<ModelWeights> weights_;
   std::unique_ptr<Transformer> model_;
   std::unique_ptr<Generation> generation_;
+  ConstraintCache constraints_;
   int n_ctx_ = 0;
 };
 

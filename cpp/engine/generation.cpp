@@ -63,7 +63,7 @@ void StopMatcher::emit(size_t n, std::string* out) {
 }
 
 Generation::Generation(Transformer& model, const Tokenizer& tokenizer, int n_ctx, std::vector<int32_t> prompt,
-                       const GenerateOptions& options, Sampler sampler)
+                       const GenerateOptions& options, Sampler sampler, TokenMasker* masker)
     : model_(model),
       tokenizer_(tokenizer),
       n_ctx_(n_ctx),
@@ -71,8 +71,10 @@ Generation::Generation(Transformer& model, const Tokenizer& tokenizer, int n_ctx
       max_tokens_(options.max_tokens),
       sampler_(std::move(sampler)),
       decoder_(tokenizer),
-      matcher_(options.stop) {
+      matcher_(options.stop),
+      masker_(masker) {
   stats_.prompt_tokens = static_cast<int>(prompt_.size());
+  if (masker_) grammar_state_ = masker_->initial_state();
 }
 
 bool Generation::step(std::string* text) {
@@ -96,15 +98,21 @@ void Generation::prefill_some() {
 
 void Generation::decode_one(std::string* text) {
   const double start = now_seconds();
+  const uint32_t* mask = nullptr;
   if (stats_.generated_tokens == max_tokens_) {
     stats_.stop_reason = StopReason::kMaxTokens;
     finish(text);
-  } else {
-    const int32_t next = sampler_.sample(logits_);
+  } else if (grammar_mask(&mask, text)) {
+    const int32_t next = sampler_.sample(logits_, mask);
     if (tokenizer_.is_end_of_generation(next)) {
       stats_.stop_reason = StopReason::kEndOfGeneration;
       finish(text);
     } else {
+      if (masker_) {
+        const double grammar_start = now_seconds();
+        grammar_state_ = masker_->accept(grammar_state_, next);  // never kDead: the mask allowed it
+        stats_.grammar_seconds += now_seconds() - grammar_start;
+      }
       sampler_.accept(next);
       ++stats_.generated_tokens;
       piece_.clear();
@@ -112,6 +120,10 @@ void Generation::decode_one(std::string* text) {
       if (matcher_.push(piece_, text)) {
         stats_.stop_reason = StopReason::kStopString;
         phase_ = Phase::kDone;  // the text after the stop string is dropped
+      } else if (masker_ && masker_->must_end(grammar_state_)) {
+        // The grammar is complete and nothing may follow: no need to evaluate the token.
+        stats_.stop_reason = StopReason::kEndOfGeneration;
+        finish(text);
       } else if (stats_.generated_tokens == max_tokens_) {
         stats_.stop_reason = StopReason::kMaxTokens;
         finish(text);
@@ -125,6 +137,27 @@ void Generation::decode_one(std::string* text) {
     }
   }
   stats_.decode_seconds += now_seconds() - start;
+}
+
+bool Generation::grammar_mask(const uint32_t** mask, std::string* text) {
+  if (!masker_) return true;
+  const double start = now_seconds();
+  masker_->compact_if_needed(&grammar_state_);
+  size_t allowed = 0;
+  if (!masker_->must_end(grammar_state_)) *mask = masker_->mask(grammar_state_, &allowed);
+  stats_.grammar_seconds += now_seconds() - start;
+  if (allowed > 0) return true;
+  // Nothing can follow: the output is complete if the grammar can end here
+  // (also when the vocabulary has no end-of-generation token to sample).
+  if (masker_->can_end(grammar_state_)) {
+    stats_.stop_reason = StopReason::kEndOfGeneration;
+  } else {
+    status_ = Status::error(ErrorCode::kInvalidArgument,
+                            "grammar: no token of the vocabulary can continue the output after %d generated tokens",
+                            stats_.generated_tokens);
+  }
+  finish(text);
+  return false;
 }
 
 void Generation::finish(std::string* text) {

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "grammar/output_constraint.h"
+#include "grammar/token_masker.h"
 #include "model/transformer.h"
 #include "sampler/sampler.h"
 #include "tokenizer/tokenizer.h"
@@ -21,6 +23,7 @@ struct GenerateOptions {
   std::vector<std::string> stop;      // stop strings (not included in the output)
   bool add_special = true;            // add BOS etc. as the vocabulary asks
   bool parse_special = true;          // control-token text in the prompt becomes control tokens
+  OutputConstraint constraint;        // the output must match this grammar or JSON (schema)
 };
 
 enum class StopReason { kMaxTokens, kEndOfGeneration, kStopString, kContextFull };
@@ -31,6 +34,7 @@ struct GenerateStats {
   int generated_tokens = 0;
   double prefill_seconds = 0;
   double decode_seconds = 0;
+  double grammar_seconds = 0;  // masking tokens and advancing the grammar (part of decode_seconds)
   StopReason stop_reason = StopReason::kMaxTokens;
 };
 
@@ -59,25 +63,34 @@ class Generation {
   // stays responsive.
   static constexpr int kPrefillTokensPerStep = Transformer::kMaxBatch;
 
-  // `prompt` must be non-empty, shorter than n_ctx, and every id in the vocabulary.
+  // `prompt` must be non-empty, shorter than n_ctx, and every id in the
+  // vocabulary. `masker` (optional) constrains the output to its grammar:
+  // only tokens that can continue it are sampled, end-of-generation only
+  // where it can end, and generation ends where nothing else can follow.
   Generation(Transformer& model, const Tokenizer& tokenizer, int n_ctx, std::vector<int32_t> prompt,
-             const GenerateOptions& options, Sampler sampler);
+             const GenerateOptions& options, Sampler sampler, TokenMasker* masker = nullptr);
 
   // Does one step of work and appends the text it completed to *text.
-  // Returns false once generation has finished (stats().stop_reason says why);
-  // the text of the last step is complete then.
+  // Returns false once generation has finished (stats().stop_reason says why,
+  // or status() holds an error); the text of the last step is complete then.
   bool step(std::string* text);
   // Ends early (abort): appends the text held back so far.
   void cancel(std::string* text);
 
   bool done() const { return phase_ == Phase::kDone; }
   const GenerateStats& stats() const { return stats_; }
+  // kInvalidArgument if the grammar left no token to sample (no token of the
+  // vocabulary can continue it); OK otherwise.
+  const Status& status() const { return status_; }
 
  private:
   enum class Phase { kPrefill, kDecode, kDone };
   void prefill_some();
   void decode_one(std::string* text);
   void finish(std::string* text);
+  // The grammar's mask for the next token (nullptr without a grammar); ends
+  // the generation (false) where the grammar must end or no token fits.
+  bool grammar_mask(const uint32_t** mask, std::string* text);
 
   Transformer& model_;
   const Tokenizer& tokenizer_;
@@ -92,6 +105,9 @@ class Generation {
   const float* logits_ = nullptr;  // next-token logits of the last evaluated position
   GenerateStats stats_;
   std::string piece_;              // scratch: the current token's text
+  TokenMasker* masker_;            // nullptr: unconstrained
+  TokenMasker::StateId grammar_state_ = 0;
+  Status status_;
 };
 
 }  // namespace wllm

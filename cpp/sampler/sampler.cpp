@@ -70,13 +70,22 @@ Sampler::Sampler(const SamplerParams& p, int n_vocab) : params_(p), n_vocab_(n_v
   chain_.add(std::make_unique<DistStage>(p.seed));
 }
 
-int32_t Sampler::sample(const float* logits) {
+int32_t Sampler::sample(const float* logits, const uint32_t* allowed) {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  for (int32_t i = 0; i < n_vocab_; ++i) {
-    const float l = logits[i];
-    buffer_[static_cast<size_t>(i)] = TokenData{i, l == l ? l : kNegInf, 0.0f};
+  size_t n = 0;
+  if (allowed) {
+    for (int32_t i = 0; i < n_vocab_; ++i) {
+      if (!(allowed[i >> 5] >> (i & 31) & 1)) continue;
+      const float l = logits[i];
+      buffer_[n++] = TokenData{i, l == l ? l : kNegInf, 0.0f};
+    }
+  } else {
+    for (int32_t i = 0; i < n_vocab_; ++i) {
+      const float l = logits[i];
+      buffer_[n++] = TokenData{i, l == l ? l : kNegInf, 0.0f};
+    }
   }
-  cur_ = Candidates{buffer_.data(), buffer_.size(), false, -1};
+  cur_ = Candidates{buffer_.data(), n, false, -1};
   chain_.apply(cur_);
   // The last stage (greedy or dist) always selects when at least one candidate is left, and every stage keeps one.
   if (cur_.selected < 0 || static_cast<size_t>(cur_.selected) >= cur_.size) return 0;

@@ -46,7 +46,11 @@ class Sampler {
 
   // Picks a token from n_vocab logits (read only). NaN logits count as −inf;
   // if every logit is −inf the draw is uniform. Allocates nothing.
-  int32_t sample(const float* logits);
+  // `allowed` (optional, n_vocab bits: token t is bit t % 32 of word t / 32,
+  // at least one set) masks the logits first: a token whose bit is clear is
+  // as if its logit were −inf (it is left out of the candidates, which gives
+  // every stage the same result and saves sorting it).
+  int32_t sample(const float* logits, const uint32_t* allowed = nullptr);
 
   // Records a prompt or generated token for the penalties. Ids outside
   // [0, n_vocab) are ignored (they can never be sampled either).

@@ -78,8 +78,32 @@ val stats_object(const GenerateStats& st) {
   out.set("generatedTokens", st.generated_tokens);
   out.set("prefillSeconds", st.prefill_seconds);
   out.set("decodeSeconds", st.decode_seconds);
+  out.set("grammarSeconds", st.grammar_seconds);
   out.set("stopReason", std::string(stop_reason_name(st.stop_reason)));
   return out;
+}
+
+// options.constraint: {kind: 'grammar' | 'json' | 'json_object' | 'json_schema', text}
+// (js/options.js checks and builds it); absent: no constraint.
+Result<OutputConstraint> constraint_from(const val& options) {
+  OutputConstraint c;
+  if (options.isUndefined() || options.isNull()) return c;
+  const val spec = options["constraint"];
+  if (spec.isUndefined() || spec.isNull()) return c;
+  const std::string kind = spec["kind"].isString() ? spec["kind"].as<std::string>() : "";
+  if (kind == "grammar") {
+    c.kind = OutputConstraint::Kind::kGrammar;
+  } else if (kind == "json") {
+    c.kind = OutputConstraint::Kind::kJson;
+  } else if (kind == "json_object") {
+    c.kind = OutputConstraint::Kind::kJsonObject;
+  } else if (kind == "json_schema") {
+    c.kind = OutputConstraint::Kind::kJsonSchema;
+  } else {
+    return Status::error(ErrorCode::kInvalidArgument, "unknown output constraint '%s'", kind.c_str());
+  }
+  if (spec["text"].isString()) c.text = spec["text"].as<std::string>();
+  return c;
 }
 
 }  // namespace
@@ -227,7 +251,7 @@ class WasmEngine {
 
   // options: {maxTokens, temperature, topK, topP, minP, repeatPenalty,
   // repeatLastN, frequencyPenalty, presencePenalty, seed, stop: string[],
-  // addSpecial, parseSpecial}; absent fields keep the engine defaults.
+  // addSpecial, parseSpecial, constraint}; absent fields keep the engine defaults.
   val start_generation(const std::string& prompt, const val& options) {
     if (!engine_.loaded()) return status_object(not_loaded());
     GenerateOptions g;
@@ -260,15 +284,19 @@ class WasmEngine {
         if (!one.empty()) g.stop.push_back(std::move(one));
       }
     }
+    Result<OutputConstraint> constraint = constraint_from(options);
+    if (!constraint.ok()) return status_object(constraint.status());
+    g.constraint = std::move(*constraint);
     return status_object(engine_.start_generation(prompt, g));
   }
 
-  // One bounded step: {more, text, stats}. `more` false: finished.
+  // One bounded step: {code, message, more, text, stats}. `more` false:
+  // finished (code not OK: failed, e.g. no token could continue the grammar).
   val step() {
     Generation* gen = engine_.generation();
-    val out = val::object();
     std::string text;
     const bool more = gen && gen->step(&text);
+    val out = status_object(gen ? gen->status() : Status());  // after the step, which may have failed
     out.set("more", more);
     out.set("text", text);
     out.set("stats", gen ? stats_object(gen->stats()) : val::null());

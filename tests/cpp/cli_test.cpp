@@ -13,6 +13,7 @@
 
 #include "cli_runner.h"
 #include "gguf/gguf.h"
+#include "gguf/gguf_writer.h"
 #include "quant/traits.h"
 
 namespace wllm {
@@ -187,6 +188,72 @@ TEST_F(Cli, SynthQwen2TiedAndPure) {
   EXPECT_STREQ(type_name(m, "blk.29.attn_k.bias"), "f32");
   EXPECT_EQ(m.tensor("blk.29.attn_k.bias").ne[0], 192);
   std::remove(out.c_str());
+}
+
+// generate --json/--json-schema/--grammar: the output follows them; their errors are clear.
+TEST_F(Cli, ConstrainedGeneration) {
+  const std::string st = shared_models() + "/stories260K.gguf";
+  const std::string grammar = scratch_file("list.gbnf");
+  std::FILE* f = std::fopen(grammar.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fputs("root ::= \"[\" [0-9] (\", \" [0-9]){2} \"]\"\n", f);
+  std::fclose(f);
+  const std::string out = scratch_file("out.txt");
+  const std::string cmd = cli_path() + " generate -m " + st + " -p 'Once upon a time' --seed 3 --grammar " + grammar +
+                          " >" + out + " 2>/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const Bytes text = read_file_bytes(out);
+  const std::string s(text.begin(), text.end());
+  ASSERT_EQ(s.size(), std::string("Once upon a time[1, 2, 3]\n").size()) << s;
+  EXPECT_EQ(s.substr(16, 1), "[");
+
+  const std::string bad_grammar = scratch_file("bad.gbnf");
+  f = std::fopen(bad_grammar.c_str(), "wb");
+  std::fputs("root ::= \"a\" | b\n", f);
+  std::fclose(f);
+  const std::string schema = scratch_file("schema.json");
+  f = std::fopen(schema.c_str(), "wb");
+  std::fputs("{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"string\", \"format\": \"email\"}}}", f);
+  std::fclose(f);
+  const struct {
+    std::string args;
+    const char* message;
+  } cases[] = {
+      {"--json --grammar " + grammar, "--json, --json-object, --json-schema and --grammar exclude each other"},
+      {"--grammar /nonexistent.gbnf", "cannot open '/nonexistent.gbnf'"},
+      {"--grammar " + bad_grammar, "grammar: line 1, column 16: rule 'b' is used but never defined"},
+      {"--json-schema " + schema, "JSON schema at /properties/a/format: format 'email' is not supported"},
+  };
+  for (const auto& c : cases) {
+    const CliResult r = run_cli("generate -m " + st + " -p Hi " + c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
+  }
+}
+
+// A vocabulary without the characters a grammar needs: a clear error, not a hang.
+TEST_F(Cli, GrammarNoTokenCanContinueIsAnError) {
+  GgufWriter w;
+  ASSERT_TRUE(w.set_string("tokenizer.ggml.model", "llama").ok());
+  ASSERT_TRUE(w.set_array_strings("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "a", "b", "\xE2\x96\x81a"}).ok());
+  const float scores[] = {0, 0, 0, -1, -2, -3};
+  ASSERT_TRUE(w.set_array_f32("tokenizer.ggml.scores", scores).ok());
+  const int32_t types[] = {2, 3, 3, 1, 1, 1};
+  ASSERT_TRUE(w.set_array_i32("tokenizer.ggml.token_type", types).ok());
+  const std::string vocab = scratch_file("tiny_vocab.gguf");
+  ASSERT_TRUE(w.write_file(vocab).ok());
+  const std::string model = scratch_file("tiny_model.gguf");
+  CliResult r = run_cli("synth --shape 64x1 --type f32 --vocab " + vocab + " -o " + model);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string grammar = scratch_file("c.gbnf");
+  std::FILE* f = std::fopen(grammar.c_str(), "wb");
+  std::fputs("root ::= \"ab\" \"c\"+\n", f);
+  std::fclose(f);
+  r = run_cli("generate -m " + model + " -p ab -n 20 --grammar " + grammar);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("grammar: no token of the vocabulary can continue the output after 2 generated tokens"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(Cli, BadArgumentsFailWithAMessage) {

@@ -212,6 +212,51 @@ TEST_F(EngineTest, StopStringEndsGenerationAndIsNotEmitted) {
   EXPECT_EQ(cut, full.substr(0, full.find("Lily")));
 }
 
+TEST_F(EngineTest, ConstrainedOutputFollowsTheGrammarAndEndsWithIt) {
+  Engine e;
+  ASSERT_TRUE(load(&e, *file_, {.n_ctx = 256, .n_threads = 1}).ok());
+  GenerateOptions g;
+  g.max_tokens = 100;
+  g.sampling.seed = 7;
+  g.constraint = {OutputConstraint::Kind::kGrammar, "root ::= \"Tom \" [a-z]{1,8} \"s.\"\n"};
+  GenerateStats st;
+  const std::string text = generate(e, "Once upon a time", g, &st);
+  ASSERT_GE(text.size(), 6u);
+  EXPECT_EQ(text.substr(0, 4), "Tom ");
+  EXPECT_EQ(text.substr(text.size() - 2), "s.");
+  // Complete and nothing may follow: it ends there (no end-of-generation token needed).
+  EXPECT_EQ(st.stop_reason, StopReason::kEndOfGeneration);
+  EXPECT_LT(st.generated_tokens, 12);
+  EXPECT_GT(e.constraints().trie_bytes(), 0u);
+  // The same grammar again reuses the compiled one (and gives the same text for the same seed).
+  EXPECT_EQ(generate(e, "Once upon a time", g), text);
+  // A grammar that matches only the empty string ends at once.
+  g.constraint.text = "root ::= \"\"\n";
+  EXPECT_EQ(generate(e, "Once upon a time", g, &st), "");
+  EXPECT_EQ(st.generated_tokens, 0);
+  EXPECT_EQ(st.stop_reason, StopReason::kEndOfGeneration);
+}
+
+TEST_F(EngineTest, BadGrammarOrSchemaFailsBeforeGenerating) {
+  Engine e;
+  ASSERT_TRUE(load(&e, *file_, {.n_ctx = 256, .n_threads = 1}).ok());
+  GenerateOptions g;
+  g.constraint = {OutputConstraint::Kind::kGrammar, "root ::= [a-z\n"};
+  Status s = e.start_generation("Hi", g);
+  EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("grammar: line 1, column 10: the character set is not closed"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(e.generation(), nullptr);
+  g.constraint = {OutputConstraint::Kind::kJsonSchema, R"({"type": "object", "propertyNames": {}})"};
+  s = e.start_generation("Hi", g);
+  EXPECT_NE(s.message().find("JSON schema at the root: 'propertyNames' is not supported"), std::string::npos)
+      << s.message();
+  // Unconstrained generation still works after the errors.
+  g.constraint = {};
+  g.max_tokens = 3;
+  EXPECT_FALSE(generate(e, "Once upon a time", g).empty());
+}
+
 TEST_F(EngineTest, MemoryLimitIsCheckedBeforeAllocating) {
   Engine e;
   LoadOptions o{.n_ctx = 512, .n_threads = 1, .memory_limit = 100000};

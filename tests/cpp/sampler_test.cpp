@@ -565,5 +565,46 @@ TEST(Sampler, MovedSamplerKeepsWorking) {
   EXPECT_EQ(b.last_candidates().data[b.last_candidates().selected].id, t);
 }
 
+
+// A mask leaves masked tokens out of the candidates; that must pick exactly
+// what setting their logits to -inf picks, for every stage of the chain.
+TEST(Sampler, MaskIsTheSameAsMinusInfinityLogits) {
+  constexpr int kVocab = 5000;
+  SamplerParams with_penalties;
+  with_penalties.repeat_penalty = 1.3f;
+  SamplerParams wide;  // top-k larger than the allowed set: the -inf tokens would be kept by it
+  wide.top_k = 1000;
+  wide.min_p = 0.0f;
+  SamplerParams greedy;
+  greedy.temperature = 0.0f;
+  for (const SamplerParams& base : {SamplerParams{}, with_penalties, wide, greedy}) {
+    for (uint64_t seed : {1u, 2u, 3u}) {
+      SamplerParams p = base;
+      p.seed = seed;
+      auto masked = Sampler::create(p, kVocab);
+      auto minus_inf = Sampler::create(p, kVocab);
+      ASSERT_TRUE(masked.ok() && minus_inf.ok());
+      for (int step = 0; step < 40; ++step) {
+        std::vector<float> logits = random_logits(kVocab, seed * 100 + static_cast<uint64_t>(step), 3.0f);
+        // Allow every 7th token and a few hundred others.
+        std::vector<uint32_t> bits((kVocab + 31) / 32, 0);
+        for (int t = 0; t < kVocab; ++t) {
+          if (t % 7 == step % 7 || (t * 2654435761u) % 97 == 0) bits[static_cast<size_t>(t) / 32] |= 1u << (t % 32);
+        }
+        std::vector<float> blocked = logits;
+        for (int t = 0; t < kVocab; ++t) {
+          if (!(bits[static_cast<size_t>(t) / 32] >> (t % 32) & 1)) blocked[static_cast<size_t>(t)] = -kInf;
+        }
+        const int32_t a = masked->sample(logits.data(), bits.data());
+        const int32_t b = minus_inf->sample(blocked.data());
+        ASSERT_EQ(a, b) << "step " << step;
+        ASSERT_TRUE(bits[static_cast<size_t>(a) / 32] >> (a % 32) & 1);
+        masked->accept(a);
+        minus_inf->accept(b);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace wllm

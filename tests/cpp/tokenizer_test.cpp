@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gguf/gguf.h"
+#include "shared_vocab.h"
 #include "tokenizer/pretokenizers.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/unicode.h"
@@ -25,8 +26,6 @@
 
 namespace wllm {
 namespace {
-
-const std::string kModels = WLLM_SHARED_MODELS;
 
 // tests/reference/ relative to this source file.
 std::string reference_dir() {
@@ -37,22 +36,6 @@ std::string reference_dir() {
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// Tokenizers are loaded once per file for the whole test binary.
-const Tokenizer& load_vocab(const std::string& relative) {
-  static std::map<std::string, Tokenizer> cache;
-  auto it = cache.find(relative);
-  if (it == cache.end()) {
-    const std::string data = read_file(kModels + "/" + relative);
-    Result<GgufFile> file = GgufFile::parse({reinterpret_cast<const uint8_t*>(data.data()), data.size()});
-    // Thrown, so that GoogleTest fails the calling test (it cannot go on without it).
-    if (!file.ok()) throw std::runtime_error(relative + ": " + file.status().message());
-    Result<Tokenizer> tok = Tokenizer::from_gguf(*file);
-    if (!tok.ok()) throw std::runtime_error(relative + ": " + tok.status().message());
-    it = cache.emplace(relative, std::move(*tok)).first;
-  }
-  return it->second;
 }
 
 const char* const kVocabFiles[] = {

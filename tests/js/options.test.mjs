@@ -68,12 +68,17 @@ describe('the options each call accepts', () => {
     const generate = {
       maxTokens: 30, temperature: 0.5, topK: 20, topP: 0.9, minP: 0.02, repeatPenalty: 1.1, repeatLastN: 32,
       frequencyPenalty: 0.1, presencePenalty: 0.1, seed: 5, stop: ['zzz'], addSpecial: true, parseSpecial: false,
-      signal: new AbortController().signal, onToken: (p) => pieces.push(p), onStats: (s) => (stats = s),
+      grammar: 'root ::= [a-z ]+', signal: new AbortController().signal, onToken: (p) => pieces.push(p),
+      onStats: (s) => (stats = s),
     };
-    expect(Object.keys(generate)).toEqual(interfaceMembers('GenerateOptions'));
+    // format and grammar exclude each other: format gets a call of its own.
+    expect([...Object.keys(generate), 'format'].sort()).toEqual(interfaceMembers('GenerateOptions').sort());
     const text = await llm.generate('Once upon a time', generate);
     expect(pieces.join('')).toBe(text);
+    expect(text).toMatch(/^[a-z ]+$/);
     expect(stats.generatedTokens).toBe(30);
+    const digit = { type: 'json_schema', schema: { type: 'integer', minimum: 0, maximum: 9 } };
+    expect(await llm.generate('Once upon a time', { format: digit, maxTokens: 5 })).toMatch(/^[0-9]$/);
 
     const tokenize = { addSpecial: false, parseSpecial: true };
     expect(Object.keys(tokenize)).toEqual(interfaceMembers('TokenizeOptions'));

@@ -48,9 +48,16 @@ const generateOptions = {
   onStats: (s: GenerationStats) => {
     stats = s;
   },
-} satisfies Required<GenerateOptions>;
+  // One of format and grammar (they exclude each other): format here, grammar below.
+  format: {
+    type: 'json_schema', schema: { type: 'object', properties: { name: { type: 'string' } } }, name: 'x', strict: true,
+  },
+} satisfies Required<Omit<GenerateOptions, 'grammar'>>;
+const grammarOptions = { grammar: 'root ::= "yes" | "no"' } satisfies GenerateOptions;
 
 const text: string = await llm.generate('Once upon a time', generateOptions);
+const answer: string = await llm.generate('Is it?', grammarOptions);
+console.log(answer);
 console.log(text.length, stats?.generatedTokens, stats?.stopReason);
 
 // The stream's return value is the stats.

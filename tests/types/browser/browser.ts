@@ -40,7 +40,12 @@ const generateOptions = {
   signal: controller.signal,
   onToken: (piece) => document.body.append(piece),
   onStats: (stats) => console.log(stats.promptTokens / stats.prefillSeconds),
-} satisfies Required<GenerateOptions>;
+  // One of format and grammar (they exclude each other): format here, grammar below.
+  format: {
+    type: 'json_schema', schema: { type: 'object', properties: { name: { type: 'string' } } }, name: 'x', strict: true,
+  },
+} satisfies Required<Omit<GenerateOptions, 'grammar'>>;
+const grammarOptions = { grammar: 'root ::= "yes" | "no"' } satisfies GenerateOptions;
 
 async function run(input: HTMLInputElement): Promise<void> {
   const file: File = input.files![0]!;
@@ -52,6 +57,8 @@ async function run(input: HTMLInputElement): Promise<void> {
     try {
       const llm = await LLM.load(source, loadOptions);
       const text: string = await llm.generate('Once upon a time', generateOptions);
+      const answer: string = await llm.generate('Is it?', grammarOptions);
+      console.log(answer);
       let stats: GenerationStats | undefined;
       const stream = llm.stream(text, { maxTokens: 10 });
       for (;;) {

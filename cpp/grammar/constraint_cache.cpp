@@ -1,0 +1,28 @@
+#include "grammar/constraint_cache.h"
+
+#include <chrono>
+
+namespace wllm {
+
+Result<TokenMasker*> ConstraintCache::masker_for(const OutputConstraint& constraint, const Tokenizer& tokenizer) {
+  if (masker_ && constraint == constraint_) return masker_.get();
+  WLLM_ASSIGN_OR_RETURN(const std::string gbnf, constraint_gbnf(constraint));
+  WLLM_ASSIGN_OR_RETURN(Grammar grammar, parse_gbnf(gbnf));
+  if (!trie_) {
+    const auto start = std::chrono::steady_clock::now();
+    trie_ = std::make_unique<TokenTrie>(tokenizer);
+    trie_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  masker_.reset();  // before its replacement is built: only one set of caches at a time
+  masker_ = std::make_unique<TokenMasker>(std::make_shared<const Grammar>(std::move(grammar)), *trie_);
+  constraint_ = constraint;
+  return masker_.get();
+}
+
+void ConstraintCache::clear() {
+  masker_.reset();
+  trie_.reset();
+  constraint_ = {};
+}
+
+}  // namespace wllm

@@ -1,0 +1,163 @@
+// Constrained output through the package in Node: for every case (9 JSON
+// schemas, the two JSON modes, 3 GBNF grammars), 100 seeded generations on
+// stories260K and on a synthetic model with a 49k-token BPE vocabulary; every
+// finished output (the grammar or schema complete, stopReason
+// 'end_of_generation') must parse and validate (ajv for schemas), and the
+// text must be the native CLI's, byte for byte. The native CLI runs once per
+// seed, so it checks the first seeds of each case (all 100 with
+// WASM_LLM_FULL_CONSTRAINED=1). Also: the options' errors, and chat()/stream().
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Ajv from 'ajv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LLM } from '../../js/index.js';
+import { runCli } from '../reference/reference.mjs';
+import { PROMPT, SAMPLING, SAMPLING_FLAGS, bpeModel, constrainedCases } from './constrained-cases.mjs';
+import { modelPath, nativeContinuation } from './helpers.mjs';
+
+const SEEDS = 100;
+const NATIVE_SEEDS = process.env.WASM_LLM_FULL_CONSTRAINED ? SEEDS : 8;
+
+let scratch;
+const counts = [];  // {model, case, finished, total}
+beforeAll(() => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-constrained-'));
+});
+afterAll(() => {
+  fs.rmSync(scratch, { recursive: true, force: true });
+  console.log(counts.map((c) => `${c.model} | ${c.case} | ${c.finished}/${c.total} finished, all valid`).join('\n'));
+});
+
+// stories260K's 512 tokens are short: a JSON object takes 40 to 100 of them.
+// rarelyDone: cases whose outputs seldom finish within maxTokens, so their
+// check may see none finished (stories260K writes whole stories into the
+// keys of a free JSON object).
+describe.each([
+  { model: 'stories260K', file: () => modelPath, maxTokens: 128, rarelyDone: ['json_object'] },
+  { model: 'synthetic 49k BPE', file: bpeModel, maxTokens: 64, rarelyDone: [] },
+])('$model', ({ model, file, maxTokens, rarelyDone }) => {
+  let llm;
+  let modelFile;
+  const ajv = new Ajv({ strict: true });
+  beforeAll(async () => {
+    modelFile = await file();
+    llm = await LLM.load(modelFile, { threads: 1 });
+  });
+  afterAll(() => llm?.dispose());
+
+  it.each(constrainedCases())('$name: every finished output of 100 seeds is valid, and the native CLI\'s', async (c) => {
+    let finished = 0;
+    for (let seed = 0; seed < SEEDS; seed += 1) {
+      let stats;
+      const text = await llm.generate(PROMPT, { ...c.options, ...SAMPLING, seed, maxTokens, onStats: (s) => (stats = s) });
+      const { stopReason, generatedTokens } = stats;
+      if (stopReason === 'end_of_generation') {
+        finished += 1;
+        expect(() => c.validate(text, ajv), `seed ${seed}: ${JSON.stringify(text)}`).not.toThrow();
+      } else {
+        expect(stopReason).toBe('max_tokens');
+        expect(generatedTokens).toBe(maxTokens);
+      }
+      if (seed < NATIVE_SEEDS) {
+        const flags = [...c.flags(scratch), ...SAMPLING_FLAGS, '--seed', String(seed), '-n', String(maxTokens), '-t', '1'];
+        expect(text, `seed ${seed}`).toBe(await nativeContinuation(PROMPT, flags, modelFile));
+      }
+    }
+    counts.push({ model, case: c.name, finished, total: SEEDS });
+    // A grammar that never let the model finish would check nothing.
+    if (!rarelyDone.includes(c.name)) expect(finished).toBeGreaterThan(0);
+  });
+});
+
+describe('errors and other entry points', () => {
+  let llm;
+  beforeAll(async () => {
+    llm = await LLM.load(modelPath, { threads: 1 });
+  });
+  afterAll(() => llm?.dispose());
+
+  it('rejects bad options before anything reaches the engine', async () => {
+    await expect(llm.generate(PROMPT, { format: 'yaml' })).rejects.toThrow(TypeError);
+    await expect(llm.generate(PROMPT, { format: 'json', grammar: 'root ::= "a"' })).rejects.toThrow(
+      'format and grammar exclude each other');
+    await expect(llm.generate(PROMPT, { grammar: '' })).rejects.toThrow('grammar must be a non-empty string');
+    await expect(llm.generate(PROMPT, { format: { type: 'json_schema', schema: 'string' } })).rejects.toThrow(
+      'format.schema must be a JSON schema');
+    await expect(llm.generate(PROMPT, { format: { type: 'json_schema', json_schema: {} } })).rejects.toThrow(
+      "format has an unknown key 'json_schema'");
+    const cyclic = { type: 'object' };
+    cyclic.properties = { self: cyclic };
+    await expect(llm.generate(PROMPT, { format: { type: 'json_schema', schema: cyclic } })).rejects.toThrow(
+      'format.schema cannot be written as JSON');
+  });
+
+  it('a bad grammar or an unsupported schema keyword rejects before generating, naming where', async () => {
+    const grammar = await llm.generate(PROMPT, { grammar: 'root ::= "a" item\n' }).catch((e) => e);
+    expect(grammar).toMatchObject({ name: 'GenerationError', code: 'invalid_argument' });
+    expect(grammar.message).toContain("grammar: line 1, column 14: rule 'item' is used but never defined");
+    const schema = await llm
+      .generate(PROMPT, { format: { type: 'json_schema', schema: { properties: { n: { type: 'number', multipleOf: 3 } } } } })
+      .catch((e) => e);
+    expect(schema).toMatchObject({ name: 'GenerationError', code: 'invalid_argument' });
+    expect(schema.message).toContain("JSON schema at /properties/n: 'multipleOf' is not supported");
+    // The model is still usable.
+    let stats;
+    const options = { grammar: 'root ::= "The end."', maxTokens: 20, onStats: (s) => (stats = s) };
+    expect(await llm.generate(PROMPT, options)).toBe('The end.');
+    expect(stats.stopReason).toBe('end_of_generation');
+  });
+
+  it('a grammar no token of the vocabulary can continue fails the generation midway with a clear error', async () => {
+    // A model whose vocabulary has "a" and "b" but no "c" (and no byte tokens).
+    const vocab = path.join(scratch, 'tiny-vocab.gguf');
+    fs.writeFileSync(vocab, tinyVocabGguf(['<unk>', '<s>', '</s>', 'a', 'b'], [2, 3, 3, 1, 1]));
+    const model = path.join(scratch, 'tiny.gguf');
+    await runCli(['synth', '--shape', '64x1', '--type', 'f32', '--vocab', vocab, '-o', model]);
+    const tiny = await LLM.load(model, { threads: 1 });
+    try {
+      const error = await tiny.generate('ab', { grammar: 'root ::= "ab" "c"+', maxTokens: 20 }).catch((e) => e);
+      expect(error.name).toBe('GenerationError');
+      expect(error.message).toContain('grammar: no token of the vocabulary can continue the output after 2 generated tokens');
+    } finally {
+      await tiny.dispose();
+    }
+  });
+
+  it('chat() and stream() take the same options', async () => {
+    const schema = { type: 'object', properties: { a: { type: 'integer', minimum: 0, maximum: 9 } }, required: ['a'] };
+    const format = { type: 'json_schema', schema, name: 'digit', strict: true };
+    let stats;
+    const onStats = (s) => (stats = s);
+    const reply = await llm.chat([{ role: 'user', content: 'A digit?' }], { format, seed: 3, maxTokens: 40, onStats });
+    expect(stats.stopReason).toBe('end_of_generation');
+    expect(JSON.parse(reply).a).toBeGreaterThanOrEqual(0);
+    let streamed = '';
+    for await (const piece of llm.stream(PROMPT, { grammar: 'root ::= [0-9]{3} " apples"', seed: 1, onStats })) {
+      streamed += piece;
+    }
+    expect(streamed).toMatch(/^[0-9]{3} apples$/);
+    expect(stats.grammarSeconds).toBeGreaterThan(0);
+    expect(stats.grammarSeconds).toBeLessThan(stats.decodeSeconds);
+  });
+});
+
+// A GGUF file (version 3) holding only an SPM vocabulary: tokens and their types.
+function tinyVocabGguf(tokens, types) {
+  const parts = [];
+  const u32 = (v) => { const b = Buffer.alloc(4); b.writeUInt32LE(v); parts.push(b); };
+  const u64 = (v) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); parts.push(b); };
+  const str = (s) => { const b = Buffer.from(s, 'utf8'); u64(b.length); parts.push(b); };
+  parts.push(Buffer.from('GGUF'));
+  u32(3);
+  u64(0);  // tensors
+  u64(4);  // key-value pairs
+  str('tokenizer.ggml.model'); u32(8); str('llama');
+  str('tokenizer.ggml.tokens'); u32(9); u32(8); u64(tokens.length); tokens.forEach(str);
+  str('tokenizer.ggml.scores'); u32(9); u32(6); u64(tokens.length);
+  for (let i = 0; i < tokens.length; i += 1) { const b = Buffer.alloc(4); b.writeFloatLE(-i); parts.push(b); }
+  str('tokenizer.ggml.token_type'); u32(9); u32(5); u64(types.length);
+  for (const t of types) { const b = Buffer.alloc(4); b.writeInt32LE(t); parts.push(b); }
+  const bytes = Buffer.concat(parts);
+  return Buffer.concat([bytes, Buffer.alloc((32 - (bytes.length % 32)) % 32)]);
+}
