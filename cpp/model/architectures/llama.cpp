@@ -45,13 +45,17 @@ void llama_forward(Forward& f) {
     f.attention(l);                                // att = softmax(q·Kᵀ/√d)·V over the cache
     f.matmul(L.wo, f.att, f.xb);                   // xb = Wo·att
     f.add(f.x, f.xb);                              // x += xb
-    f.rmsnorm(f.xb, f.x, L.ffn_norm);              // xb = rmsnorm(x)·w
-    f.matmul2(L.w_gate, f.hb, L.w_up, f.hb2, f.xb);  // hb, hb2 = W_gate·xb, W_up·xb
-    f.swiglu(f.hb, f.hb2, c.ffn_dim);              // hb = silu(hb) ⊙ hb2
-    f.matmul(L.w_down, f.hb, f.xb);                // xb = W_down·hb
-    f.add(f.x, f.xb);                              // x += xb
+    llama_feed_forward(f, L);                      // x += W_down·(silu(W_gate·xb) ⊙ W_up·xb), xb = rmsnorm(x)·w
   }
   f.output(w.output_norm, w.output);               // logits = W_out·rmsnorm(x)·w
+}
+
+void llama_feed_forward(Forward& f, const LayerWeights& L) {
+  f.rmsnorm(f.xb, f.x, L.ffn_norm);                // xb = rmsnorm(x)·w
+  f.matmul2(L.w_gate, f.hb, L.w_up, f.hb2, f.xb);  // hb, hb2 = W_gate·xb, W_up·xb
+  f.swiglu(f.hb, f.hb2, f.config.ffn_dim);         // hb = silu(hb) ⊙ hb2
+  f.matmul(L.w_down, f.hb, f.xb);                  // xb = W_down·hb
+  f.add(f.x, f.xb);                                // x += xb
 }
 
 namespace {

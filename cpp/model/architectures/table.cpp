@@ -6,7 +6,7 @@
 
 namespace wllm {
 
-extern const Architecture kLlama, kQwen2, kQwen3, kSmollm3, kGemma3;
+extern const Architecture kLlama, kQwen2, kQwen3, kSmollm3, kGemma3, kGpt2, kLfm2;
 
 namespace {
 
@@ -16,6 +16,8 @@ const Architecture* const kArchitectures[] = {
     &kQwen3,
     &kSmollm3,
     &kGemma3,
+    &kGpt2,
+    &kLfm2,
 };
 
 }  // namespace
