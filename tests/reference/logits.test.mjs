@@ -3,18 +3,8 @@
 // (written by our own `synth` and `quantize`, then read by both engines).
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { cached, compareDistributions, llama, modelCache, ourLogits, referenceLogits, runCli, sharedModels }
-  from './reference.mjs';
-
-// About 165 tokens, so one disagreement is 0.6%, not the 1.7% of 60.
-const text = 'Once upon a time, in a small village by the sea, there lived an old fisherman who ' +
-  'told stories about the stars. Every night the children gathered around him, and he would point ' +
-  'at the sky and say: "Each light up there is a lantern someone left burning for us." The children ' +
-  'laughed, but they listened. One winter the storms came early, and the boats stayed on the shore ' +
-  'for many weeks. The fisherman mended his nets by the fire and sang songs his mother had taught ' +
-  'him, songs about whales and islands and a city under the waves. In spring, the youngest girl in ' +
-  'the village, Mira, asked him to take her out on the water. He said yes, on one condition: that ' +
-  'she would learn the names of every star before the summer ended.';
+import { cached, compareDistributions, modelCache, ourLogits, referenceLogits, resultsTable, runCli, sharedModels,
+  storyText, textTokens } from './reference.mjs';
 
 // A shape whose rows are multiples of 256, so K-quants apply to every matrix.
 const shape = '256x4:4/2:768';
@@ -22,16 +12,8 @@ const floatTypes = ['f32', 'f16', 'bf16'];
 const quantTypes = ['q8_0', 'q4_0', 'q4_1', 'q5_0', 'q5_1', 'q2_K', 'q3_K', 'q4_K', 'q5_K', 'q6_K', 'q4_K_M'];
 const results = [];
 
-async function tokensFor(modelPath) {
-  const l = await llama();
-  const model = await l.loadModel({ modelPath, vocabOnly: true });
-  const tokens = [model.tokens.bos, ...model.tokenize(text)].filter((t) => t !== undefined && t !== null);
-  await model.dispose();
-  return tokens.slice(0, 200);
-}
-
 async function compare(label, modelPath) {
-  const tokens = await tokensFor(modelPath);
+  const tokens = await textTokens(modelPath, storyText);
   const ref = await referenceLogits(modelPath, tokens);
   const ours = await ourLogits(modelPath, tokens, join(modelCache, `${label.replace(/\W+/g, '-')}.logits.f32`));
   const r = { label, ...compareDistributions(ref, ours) };
@@ -46,11 +28,7 @@ async function synth(arch, vocab, type) {
   });
 }
 
-afterAll(() => {
-  const rows = results.map((r) =>
-    `| ${r.label} | ${r.positions} | ${(100 * r.top1).toFixed(1)}% | ${r.meanKl.toExponential(2)} | ${r.maxKl.toExponential(2)} |`);
-  console.log(['| model | positions | top-1 agreement | mean KL | max KL |', '|---|---|---|---|---|', ...rows].join('\n'));
-});
+afterAll(() => console.log(resultsTable(results)));
 
 describe('logits match llama.cpp', () => {
   it('stories260K (real model, f32)', async () => {

@@ -39,6 +39,27 @@ export async function llama() {
   return llamaPromise;
 }
 
+// About 165 tokens of prose (in most vocabularies): more than two batches of
+// 64, and one disagreement is 0.6%, not the 1.7% of 60.
+export const storyText = 'Once upon a time, in a small village by the sea, there lived an old fisherman who ' +
+  'told stories about the stars. Every night the children gathered around him, and he would point ' +
+  'at the sky and say: "Each light up there is a lantern someone left burning for us." The children ' +
+  'laughed, but they listened. One winter the storms came early, and the boats stayed on the shore ' +
+  'for many weeks. The fisherman mended his nets by the fire and sang songs his mother had taught ' +
+  'him, songs about whales and islands and a city under the waves. In spring, the youngest girl in ' +
+  'the village, Mira, asked him to take her out on the water. He said yes, on one condition: that ' +
+  'she would learn the names of every star before the summer ended.';
+
+// BOS (if the vocabulary has one) and `text` in the model's tokens, as
+// llama.cpp tokenizes it, at most 200.
+export async function textTokens(modelPath, text) {
+  const l = await llama();
+  const model = await l.loadModel({ modelPath, vocabOnly: true });
+  const tokens = [model.tokens.bos, ...model.tokenize(text)].filter((t) => t !== undefined && t !== null);
+  await model.dispose();
+  return tokens.slice(0, 200);
+}
+
 // Next-token logits at every position of `tokens`, from llama.cpp.
 export async function referenceLogits(modelPath, tokens) {
   const l = await llama();
@@ -111,4 +132,11 @@ export function compareDistributions(reference, ours) {
     maxKl = Math.max(maxKl, d);
   }
   return { positions: reference.length, top1: agree / reference.length, meanKl: kl / reference.length, maxKl };
+}
+
+// compareDistributions results as a markdown table.
+export function resultsTable(results) {
+  const rows = results.map((r) =>
+    `| ${r.label} | ${r.positions} | ${(100 * r.top1).toFixed(1)}% | ${r.meanKl.toExponential(2)} | ${r.maxKl.toExponential(2)} |`);
+  return ['| model | positions | top-1 agreement | mean KL | max KL |', '|---|---|---|---|---|', ...rows].join('\n');
 }
