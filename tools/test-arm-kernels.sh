@@ -180,6 +180,9 @@ step "aarch64 CLI against the x86 CLI"
 stories=$models/stories260K.gguf
 stories_types=(f16 bf16 q4_0 q4_1 q5_1 q4_K_M)  # q4_K_M falls back to q5_0 (+q8_0) at width 64
 synth_types=(q4_K_M q3_K_M q2_K)
+# Architectures whose steps the llama models above do not take (LayerNorm,
+# GELU, learned positions; short convolutions), at q4_0.
+synth_archs=(gpt2 lfm2)
 for type in "${stories_types[@]}"; do
   [ "$parity/stories-$type.gguf" -nt build/native/wasm-llm ] ||
     logged "$parity/quantize.log" cli x86 quantize "$stories" "$parity/stories-$type.gguf" "$type"
@@ -188,6 +191,11 @@ for type in "${synth_types[@]}"; do
   [ "$parity/synth-$type.gguf" -nt build/native/wasm-llm ] ||
     logged "$parity/synth.log" cli x86 synth --shape 256x2 --type "$type" \
       --vocab "$models/vocab/ggml-vocab-llama-spm.gguf" -o "$parity/synth-$type.gguf"
+done
+for arch in "${synth_archs[@]}"; do
+  [ "$parity/synth-$arch.gguf" -nt build/native/wasm-llm ] ||
+    logged "$parity/synth.log" cli x86 synth --arch "$arch" --shape 256x3 --type q4_0 \
+      --vocab "$models/vocab/ggml-vocab-llama-spm.gguf" -o "$parity/synth-$arch.gguf"
 done
 
 # The quantizers are reference code: the aarch64 CLI writes the same files.
@@ -220,6 +228,7 @@ compare() {
 compare stories260K "$stories" 60
 for type in "${stories_types[@]}"; do compare "stories260K-$type" "$parity/stories-$type.gguf" 60; done
 for type in "${synth_types[@]}"; do compare "synth-256x2-$type" "$parity/synth-$type.gguf" 20; done
+for arch in "${synth_archs[@]}"; do compare "synth-$arch-256x3-q4_0" "$parity/synth-$arch.gguf" 20; done
 
 # ---- no FMA in aarch64 engine code (-ffp-contract=off, no FMA intrinsics) --------
 

@@ -3,11 +3,15 @@
 // and `quantize`, read by both engines; the next-token distributions must
 // agree at every position of a text longer than a batch (64 tokens), so
 // whatever a layer carries from one batch to the next (KV cache, convolution
-// state) is checked too. One row per architecture.
+// state) is checked too. The wasm build (the package's CLI in Node) must give
+// the native logits bit for bit. One row per architecture.
 import { afterAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cached, compareDistributions, modelCache, ourLogits, referenceLogits, resultsTable, runCli, sharedModels,
-  storyText, textTokens } from './reference.mjs';
+import { promisify } from 'node:util';
+import { cached, compareDistributions, modelCache, ourLogits, referenceLogits, repoRoot, resultsTable, runCli,
+  sharedModels, storyText, textTokens } from './reference.mjs';
 
 // Small shapes, with rows that are multiples of 256 so K-quants apply to
 // every matrix, and stories260K's 512-token vocabulary (in the shared models
@@ -34,6 +38,13 @@ async function model(row, type) {
   return cached(modelFile(row, type), (path) => runCli(['quantize', f32, path, type]));
 }
 
+// The logits file of the wasm build's `logits` command, with two threads.
+async function wasmLogitsFile(path, tokens, outPath) {
+  await promisify(execFile)(process.execPath, [join(repoRoot, 'js/node/cli.js'), 'logits', '-m', path,
+    '--tokens', tokens.join(','), '-o', outPath, '--threads', '2'], { maxBuffer: 16 << 20 });
+  return readFileSync(outPath);
+}
+
 afterAll(() => console.log(resultsTable(results)));
 
 describe('every architecture matches llama.cpp', () => {
@@ -44,7 +55,10 @@ describe('every architecture matches llama.cpp', () => {
         const tokens = await textTokens(path, storyText);
         expect(tokens.length).toBeGreaterThan(128);  // past two batches
         const label = `${row.arch} ${type}`;
-        const ours = await ourLogits(path, tokens, join(modelCache, `${label.replace(/\W+/g, '-')}.logits.f32`));
+        const oursPath = join(modelCache, `${label.replace(/\W+/g, '-')}.logits.f32`);
+        const ours = await ourLogits(path, tokens, oursPath);
+        const wasm = await wasmLogitsFile(path, tokens, `${oursPath}.wasm`);
+        expect(wasm.equals(readFileSync(oursPath))).toBe(true);
         const r = { label, ...compareDistributions(await referenceLogits(path, tokens), ours) };
         results.push(r);
         if (type === 'f32') {

@@ -40,8 +40,8 @@ Status lfm2_config(ConfigKeys& keys, ModelConfig* c) {
   // Key and value rows of every attention layer share one buffer width.
   for (int l = 0; l < c->n_layers; ++l) {
     if (c->layers[l].attention && c->layers[l].n_kv_heads != c->n_kv_heads) {
-      return Status::error(ErrorCode::kUnsupported, "lfm2: layer %d has %d key-value heads, another %d", l,
-                           c->layers[l].n_kv_heads, c->n_kv_heads);
+      return Status::error(ErrorCode::kUnsupported, "lfm2: attention layers with different key-value head counts (layer "
+                           "%d: %d, another: %d) are not supported", l, c->layers[l].n_kv_heads, c->n_kv_heads);
     }
   }
   c->rope_neox = true;
