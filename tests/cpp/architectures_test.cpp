@@ -2,8 +2,9 @@
 // synthetic model that `wasm-llm synth` writes in its structure: a batch gives
 // the bits of token-by-token evaluation, the thread count changes nothing,
 // sliding windows are crossed, the KV cache of local layers is the window's,
-// and a missing or misshapen tensor is an error that names it. A new row of
-// the table is tested here without edits.
+// the buffers (convolution state included) are what was planned, and a
+// missing or misshapen tensor is an error that names it. A new row of the
+// table is tested here without edits. Then the keys and variants of some.
 #include <gtest/gtest.h>
 
 #include <cmath>
