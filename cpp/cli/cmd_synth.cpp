@@ -92,6 +92,9 @@ const Shape kNamedShapes[] = {
     {"gemma3-270m", "gemma3", 640, 18, 4, 1, 2048, 32768, 1000000.0f, true, 256},
     {"gemma3-1b", "gemma3", 1152, 26, 4, 1, 6912, 32768, 1000000.0f, true, 256},
     {"gemma2-2b", "gemma2", 2304, 26, 8, 4, 9216, 8192, 10000.0f, true, 256},
+    {"gpt2-124m", "gpt2", 768, 12, 12, 12, 3072, 1024, 10000.0f, true},
+    {"lfm2-350m", "lfm2", 1024, 16, 16, 8, 4608, 128000, 1000000.0f, true},
+    {"lfm2-1.2b", "lfm2", 2048, 16, 32, 8, 8192, 128000, 1000000.0f, true},
 };
 
 bool iequals(const std::string& a, const char* b) {

@@ -196,11 +196,16 @@ Status read_rope_scaling(const GgufFile& f, const std::string& a, ModelConfig* c
   return {};
 }
 
-// The tensor layouts the file uses, where an architecture allows several.
+// The tensor layouts the file uses, where an architecture allows several:
+// the attention's, as the first layer with attention has them (lfm2's first
+// layers are convolutions).
 void detect_layouts(const GgufFile& f, ModelConfig* c) {
+  int l = 0;
+  while (l + 1 < c->n_layers && !c->layers[l].attention) ++l;
+  const std::string blk = "blk." + std::to_string(l) + ".";
   c->tied_output = f.find_tensor("output.weight") == nullptr;
-  c->fused_qkv = f.find_tensor("blk.0.attn_qkv.weight") != nullptr;
-  c->qkv_bias = f.find_tensor("blk.0.attn_q.bias") != nullptr || f.find_tensor("blk.0.attn_qkv.bias") != nullptr;
+  c->fused_qkv = f.find_tensor(blk + "attn_qkv.weight") != nullptr;
+  c->qkv_bias = f.find_tensor(blk + "attn_q.bias") != nullptr || f.find_tensor(blk + "attn_qkv.bias") != nullptr;
   c->rope_factors = f.find_tensor("rope_freqs.weight") != nullptr;
 }
 
@@ -218,9 +223,9 @@ Result<ModelConfig> load_config(const GgufFile& f) {
   WLLM_ASSIGN_OR_RETURN(const std::string_view name, f.get_string_or("general.name", ""));
   c.name = std::string(name);
 
-  detect_layouts(f, &c);
   ConfigKeys keys = ConfigKeys::reader(f, c.arch_name);
   WLLM_RETURN_IF_ERROR(common_keys(keys, &c));
+  detect_layouts(f, &c);
   WLLM_RETURN_IF_ERROR(read_rope_scaling(f, c.arch_name, &c));
   WLLM_RETURN_IF_ERROR(c.arch->config(keys, &c));
 

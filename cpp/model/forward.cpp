@@ -8,9 +8,16 @@
 namespace wllm {
 namespace {
 
+bool has_conv_layers(const ModelConfig& c) {
+  return std::any_of(c.layers.begin(), c.layers.end(), [](const LayerConfig& l) { return !l.attention; });
+}
+
+// Width of the short convolution's buffers (bch, then xc): 3·dim and dim, or none.
+int64_t conv_width(const ModelConfig& c) { return has_conv_layers(c) ? c.dim : 0; }
+
 // Floats per token of the Rows buffers, in the order Forward lays them out.
 int64_t row_floats(const ModelConfig& c) {
-  return 2 * c.dim + 2 * c.q_dim() + 2 * c.kv_dim() + 2 * c.ffn_dim;
+  return 2 * c.dim + 2 * c.q_dim() + 2 * c.kv_dim() + 2 * c.ffn_dim + 4 * conv_width(c);
 }
 
 // RoPE tables a batch needs: the global one, and the local layers' own.
@@ -26,6 +33,7 @@ Forward::Forward(const ModelConfig& c, const ModelWeights& w, int n_ctx, int max
       pool_(pool),
       max_batch_(max_batch),
       cache_(c, n_ctx, max_batch),
+      conv_(c),
       attention_(c, n_ctx, pool.size()),
       buffer_(static_cast<size_t>(max_batch * row_floats(c))),
       logits_(static_cast<size_t>(max_batch) * c.n_vocab),
@@ -46,6 +54,8 @@ Forward::Forward(const ModelConfig& c, const ModelWeights& w, int n_ctx, int max
   att = take(c.q_dim());
   hb = take(c.ffn_dim);
   hb2 = take(c.ffn_dim);
+  bch = take(3 * conv_width(c));
+  xc = take(conv_width(c));
 
   rope_global_.n_dims = c.rope_dims;
   rope_global_.freq_base = c.rope_freq_base;
@@ -61,14 +71,15 @@ Forward::Forward(const ModelConfig& c, const ModelWeights& w, int n_ctx, int max
 int64_t Forward::buffer_bytes() const {
   const size_t floats = buffer_.size() + logits_.size() + rope_cs_.size();
   return static_cast<int64_t>(floats * sizeof(float) + value_f16_.size() * sizeof(uint16_t)) + attention_.bytes() +
-         acts_.bytes();
+         acts_.bytes() + conv_.bytes();
 }
 
 int64_t Forward::plan_buffer_bytes(const ModelConfig& c, int n_ctx, int max_batch, int n_threads) {
   const int64_t per_token = row_floats(c) + c.n_vocab + static_cast<int64_t>(c.rope_dims) * rope_tables(c);
   const int64_t value_staging = max_batch * c.kv_dim() * static_cast<int64_t>(sizeof(uint16_t));
   return max_batch * per_token * static_cast<int64_t>(sizeof(float)) + value_staging +
-         Attention::plan_bytes(c, n_ctx, n_threads) + ActivationCache::plan_bytes(activation_width(c), max_batch);
+         Attention::plan_bytes(c, n_ctx, n_threads) + ActivationCache::plan_bytes(activation_width(c), max_batch) +
+         ConvState::plan_bytes(c);
 }
 
 const float* Forward::run(const int32_t* batch_tokens, int n_tokens, int64_t batch_pos, bool all_logits) {
@@ -97,10 +108,23 @@ void Forward::embed(const Tensor& table, float scale) {
   }
 }
 
+void Forward::add_positions(const Tensor& table) {
+  for_each_row(pool_, n, [&](int64_t t) {
+    get_row(table, pos + t, xb.row(t));
+    add_to(x.row(t), xb.row(t), x.width);
+  });
+}
+
 void Forward::rmsnorm(Rows out, Rows in, const Tensor& w) {
   const int64_t dim = config.dim;
   const float eps = config.norm_eps;
   for_each_row(pool_, n, [&](int64_t t) { wllm::rmsnorm(out.row(t), in.row(t), w.f32(), dim, eps); });
+}
+
+void Forward::layernorm(Rows out, Rows in, const Tensor& w, const Tensor& b) {
+  const int64_t dim = config.dim;
+  const float eps = config.norm_eps;
+  for_each_row(pool_, n, [&](int64_t t) { wllm::layernorm(out.row(t), in.row(t), w.f32(), b.f32(), dim, eps); });
 }
 
 void Forward::head_rmsnorm(Rows y, int n_heads, const Tensor& w) {
@@ -160,6 +184,27 @@ void Forward::attention(int l, const AttentionParams& params) {
   attention_.run(cache_, l, q.data, n, pos, params, att.data, pool_);
 }
 
+void Forward::short_conv(int l, const Tensor& w) {
+  const int64_t dim = config.dim;
+  const int taps = conv_.taps();
+  if (pos == 0) conv_.clear(l);  // a new sequence
+  // b ⊙ h, in place of b: the convolution's input at each position.
+  for_each_row(pool_, n, [&](int64_t t) { mul_to(bch.row(t), bch.row(t) + 2 * dim, dim); });
+  // Each channel's taps in order, from the oldest position (as ggml's
+  // ssm_conv sums them), then the gate c.
+  for_each_row(pool_, n, [&](int64_t t) {
+    float* out = xc.row(t);
+    std::fill(out, out + dim, 0.0f);
+    for (int j = 0; j < taps; ++j) {
+      const int64_t u = t - (taps - 1) + j;  // the input's token in the batch; < 0: an earlier pass's
+      const float* in = u >= 0 ? bch.row(u) : conv_.rows(l) + (u + taps - 1) * dim;
+      add_tap(out, in, w.f32() + j, taps, dim);
+    }
+    mul_to(out, bch.row(t) + dim, dim);
+  });
+  conv_.push(l, bch.data, bch.width, n);
+}
+
 void Forward::add(Rows y, Rows from, float scale) {
   const int64_t dim = config.dim;
   for_each_row(pool_, n, [&](int64_t t) {
@@ -171,6 +216,10 @@ void Forward::add(Rows y, Rows from, float scale) {
       for (int64_t i = 0; i < dim; ++i) out[i] += in[i] * scale;
     }
   });
+}
+
+void Forward::add_bias(Rows y, const Tensor& b) {
+  for_each_row(pool_, n, [&](int64_t t) { add_to(y.row(t), b.f32(), b.cols()); });
 }
 
 void Forward::gated_ffn(const LayerWeights& L, Gate gate) {
@@ -186,9 +235,26 @@ void Forward::gated_ffn(const LayerWeights& L, Gate gate) {
   matmul(L.w_down, hb, xb);  // xb = W_down·hb
 }
 
+void Forward::gelu(Rows y, int64_t width) {
+  for_each_row(pool_, n, [&](int64_t t) { wllm::gelu(y.row(t), width); });
+}
+
 void Forward::output(const Tensor& norm, const Tensor& w_out) {
   const int first = all_logits_ ? 0 : n - 1;
   for (int t = first; t < n; ++t) wllm::rmsnorm(x.row(t), x.row(t), norm.f32(), config.dim, config.norm_eps);
+  logits(w_out);
+}
+
+void Forward::output(const Tensor& norm, const Tensor& norm_bias, const Tensor& w_out) {
+  const int first = all_logits_ ? 0 : n - 1;
+  for (int t = first; t < n; ++t) {
+    wllm::layernorm(x.row(t), x.row(t), norm.f32(), norm_bias.f32(), config.dim, config.norm_eps);
+  }
+  logits(w_out);
+}
+
+void Forward::logits(const Tensor& w_out) {
+  const int first = all_logits_ ? 0 : n - 1;
   wllm::matmul(w_out, x.row(first), n - first, logits_.data(), acts_, pool_);
 }
 

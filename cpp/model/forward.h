@@ -14,6 +14,7 @@
 
 #include "model/attention.h"
 #include "model/config.h"
+#include "model/conv_state.h"
 #include "model/kv_cache.h"
 #include "model/weights.h"
 #include "ops/ops.h"
@@ -39,6 +40,7 @@ class Forward {
   const float* run(const int32_t* tokens, int n, int64_t pos, bool all_logits);
 
   int64_t kv_cache_bytes() const { return cache_.bytes(); }
+  // Activations, scratch and the convolution layers' state.
   int64_t buffer_bytes() const;
   static int64_t plan_buffer_bytes(const ModelConfig& config, int n_ctx, int max_batch, int n_threads);
 
@@ -56,13 +58,21 @@ class Forward {
   Rows q, k, v;   // (B, q_dim), (B, kv_dim) x2
   Rows att;       // (B, q_dim) attention output, before Wo
   Rows hb, hb2;   // (B, ffn_dim) x2 feed-forward hidden
+  // Short-convolution layers only (width 0 in models without them):
+  Rows bch;       // (B, 3·dim) the input projection: gates b and c, input h
+  Rows xc;        // (B, dim) the convolution's gated output, before W_out
 
   // ---- Steps (math in the comment; "each token" is implied) ----
 
   // x = token_embd[token] · scale
   void embed(const Tensor& table, float scale = 1.0f);
+  // x += pos_embd[position] (learned position embeddings; xb holds the rows
+  // on their way)
+  void add_positions(const Tensor& table);
   // out = in / sqrt(mean(in²) + eps) · w
   void rmsnorm(Rows out, Rows in, const Tensor& w);
+  // out = (in − mean(in)) / sqrt(var(in) + eps) · w + b
+  void layernorm(Rows out, Rows in, const Tensor& w, const Tensor& b);
   // Each of the n_heads heads of y: y_h = rmsnorm(y_h) · w (w: head_dim gains)
   void head_rmsnorm(Rows y, int n_heads, const Tensor& w);
   // out = W · in
@@ -79,25 +89,39 @@ class Forward {
   // and the layer's window; or with the given parameters.
   void attention(int l);
   void attention(int l, const AttentionParams& params);
+  // Short convolution of layer l (lfm2), from bch = (b, c, h) to
+  // xc = c ⊙ Σ_j w_j ⊙ (b ⊙ h)[p − taps + 1 + j], j = 0..taps−1: each
+  // channel's taps w over the last positions' b ⊙ h, earlier passes' from
+  // the layer's state (conv_state.h).
+  void short_conv(int l, const Tensor& w);
   // y += x · scale
   void add(Rows y, Rows x, float scale = 1.0f);
+  // y += b (b: y's width of f32 values)
+  void add_bias(Rows y, const Tensor& b);
   // The gated feed-forward of layer L on xb, into xb:
   // xb = W_down·(act(W_gate·xb) ⊙ W_up·xb), act silu (SwiGLU) or GELU's tanh
   // form as llama.cpp computes it (GeGLU: ops.h).
   enum class Gate { kSilu, kGelu };
   void gated_ffn(const LayerWeights& L, Gate gate);
+  // y = gelu(y) (the same GELU)
+  void gelu(Rows y, int64_t width);
   // The batch's output: logits = W_out · rmsnorm(x)·w_norm, for the last
-  // token (or each). Then optionally cap (logits = cap·tanh(logits/cap)) and
-  // divide by a scale.
+  // token (or each); or with a LayerNorm, W_out · (layernorm(x)·w_norm + b_norm).
+  // Then optionally cap (logits = cap·tanh(logits/cap)) and divide by a scale.
   void output(const Tensor& norm, const Tensor& w_out);
+  void output(const Tensor& norm, const Tensor& norm_bias, const Tensor& w_out);
   void cap_logits(float cap);
   void scale_logits(float scale);
 
  private:
+  // logits = W_out · x, for the rows output() normalised.
+  void logits(const Tensor& w_out);
+
   ThreadPool& pool_;
   int max_batch_;
   bool all_logits_ = false;
   KvCache cache_;
+  ConvState conv_;
   Attention attention_;
   RopeParams rope_global_, rope_local_;
   std::vector<float> buffer_;    // every Rows above, one after another

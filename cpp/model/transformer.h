@@ -30,7 +30,9 @@ class Transformer {
 
   // Runs token `token` at position `pos` (0 <= pos < n_ctx) and returns the
   // next-token logits (n_vocab floats, valid until the next call). Positions
-  // must be fed in order; feeding pos p discards cache entries >= p.
+  // must be fed in order; feeding pos p discards cache entries >= p. A model
+  // with convolution layers (lfm2) keeps only the last positions' inputs
+  // (conv_state.h): its passes must start at 0 or where the last one ended.
   const float* forward(int32_t token, int pos) { return forward_batch(&token, 1, pos, false); }
 
   // Runs n (1..kMaxBatch) tokens at positions pos..pos+n-1 (< n_ctx). Returns

@@ -10,8 +10,8 @@ void embedding_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w) {
   t.add("token_embd.weight", {c.dim, c.n_vocab}, TensorRole::kEmbedding, &w->token_embd);
 }
 
-void output_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w) {
-  t.add("output_norm.weight", {c.dim}, TensorRole::kNorm, &w->output_norm);
+void output_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w, const char* norm) {
+  t.add(norm, {c.dim}, TensorRole::kNorm, &w->output_norm);
   if (c.tied_output) {
     t.part(&w->output, &w->token_embd, 0, c.n_vocab);
   } else {

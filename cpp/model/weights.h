@@ -68,9 +68,10 @@ class TensorList {
 };
 
 // The tensors most architectures share, in llama.cpp's names:
-// token_embd, and output_norm + output (or token_embd when tied).
+// token_embd, and output_norm (or the name given) + output (or token_embd
+// when tied).
 void embedding_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w);
-void output_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w);
+void output_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w, const char* norm = "output_norm.weight");
 // attn_q/k/v (or fused attn_qkv), with their biases where the file has them.
 void qkv_tensors(TensorList& t, const ModelConfig& c, int layer, LayerWeights* L);
 // attn_q_norm, attn_k_norm: the gains of per-head query and key RMSNorms.

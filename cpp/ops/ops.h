@@ -17,6 +17,9 @@ float dot_f32(const float* a, const float* b, int64_t n);
 // out = x / sqrt(mean(x²) + eps) · w        (w may be null: no gain)
 void rmsnorm(float* out, const float* x, const float* w, int64_t n, float eps);
 
+// out = (x − mean(x)) / sqrt(mean((x − mean(x))²) + eps) · w + b   (LayerNorm)
+void layernorm(float* out, const float* x, const float* w, const float* b, int64_t n, float eps);
+
 // x = softmax(x · scale) in place, over n >= 1 values.
 void softmax(float* x, int64_t n, float scale = 1.0f);
 
@@ -29,9 +32,16 @@ void swiglu(float* gate, const float* up, int64_t n);
 // 65536-entry table), 0 at or below -10 and x at or above 10.
 void geglu(float* gate, const float* up, int64_t n);
 float gelu_f16_rounded(float x);
+// x = gelu(x), elementwise over n values (the same GELU).
+void gelu(float* x, int64_t n);
 
 // y += x over n values.
 void add_to(float* y, const float* x, int64_t n);
+// y = y ⊙ x over n values.
+void mul_to(float* y, const float* x, int64_t n);
+// y[i] += x[i] · w[i·stride] over n values: one tap of a depthwise
+// convolution whose taps are stored per channel (w: that tap of channel 0).
+void add_tap(float* y, const float* x, const float* w, int64_t stride, int64_t n);
 
 // Converts activation vectors to the formats weights dot against, once per
 // product, into buffers allocated up front (nothing allocates per token).

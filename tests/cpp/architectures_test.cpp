@@ -2,12 +2,14 @@
 // synthetic model that `wasm-llm synth` writes in its structure: a batch gives
 // the bits of token-by-token evaluation, the thread count changes nothing,
 // sliding windows are crossed, the KV cache of local layers is the window's,
-// and a missing or misshapen tensor is an error that names it. A new row of
-// the table is tested here without edits.
+// the buffers (convolution state included) are what was planned, and a
+// missing or misshapen tensor is an error that names it. A new row of the
+// table is tested here without edits. Then the keys and variants of some.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,29 @@ using testing::remove_scratch_files;
 using testing::run_cli;
 using testing::scratch_file;
 using testing::shared_models;
+
+// The file rewritten: metadata key `drop_key` dropped and `set` applied, then
+// tensor `tensor` dropped (shape empty) or reshaped.
+std::vector<uint8_t> rewritten(const std::vector<uint8_t>& bytes, const std::string& drop_key,
+                               const std::function<void(GgufWriter&)>& set, const std::string& tensor,
+                               std::vector<int64_t> shape) {
+  const GgufFile file = GgufFile::parse(bytes).value();
+  GgufWriter w;
+  for (const GgufKV& kv : file.kvs()) {
+    if (kv.key != drop_key) EXPECT_TRUE(w.copy_kv(kv).ok());
+  }
+  if (set) set(w);
+  for (const GgufTensorInfo& t : file.tensors()) {
+    const uint8_t* data = bytes.data() + file.data_offset() + t.offset;
+    std::vector<int64_t> ne(t.ne, t.ne + t.n_dims);
+    if (t.name == tensor) {
+      if (shape.empty()) continue;
+      ne = shape;
+    }
+    EXPECT_TRUE(w.add_tensor(t.name, t.type, ne, std::span<const uint8_t>(data, t.n_bytes)).ok());
+  }
+  return w.write_to_memory().value();
+}
 
 constexpr int kWindow = 8;     // crossed many times by kTokens
 constexpr int kTokens = 150;   // more than two batches, past the ring of local layers
@@ -56,19 +81,13 @@ std::vector<int32_t> test_tokens() {
 // The file with one tensor dropped (shape empty) or reshaped.
 std::vector<uint8_t> with_tensor_changed(const std::vector<uint8_t>& bytes, const std::string& name,
                                          std::vector<int64_t> shape) {
-  const GgufFile file = GgufFile::parse(bytes).value();
-  GgufWriter w;
-  for (const GgufKV& kv : file.kvs()) EXPECT_TRUE(w.copy_kv(kv).ok());
-  for (const GgufTensorInfo& t : file.tensors()) {
-    const uint8_t* data = bytes.data() + file.data_offset() + t.offset;
-    std::vector<int64_t> ne(t.ne, t.ne + t.n_dims);
-    if (t.name == name) {
-      if (shape.empty()) continue;
-      ne = shape;
-    }
-    EXPECT_TRUE(w.add_tensor(t.name, t.type, ne, std::span<const uint8_t>(data, t.n_bytes)).ok());
-  }
-  return w.write_to_memory().value();
+  return rewritten(bytes, "", {}, name, std::move(shape));
+}
+
+// The file with metadata key `key` dropped, then `set` applied to the writer.
+std::vector<uint8_t> with_metadata_changed(const std::vector<uint8_t>& bytes, const std::string& key,
+                                           const std::function<void(GgufWriter&)>& set = {}) {
+  return rewritten(bytes, key, set, "", {});
 }
 
 class Architectures : public ::testing::TestWithParam<std::string> {
@@ -145,6 +164,15 @@ TEST_P(Architectures, AMissingOrMisshapenTensorIsNamed) {
   }
 }
 
+TEST_P(Architectures, BuffersTakeWhatWasPlanned) {
+  const std::vector<uint8_t> file = testing::read_file_bytes(synth_model(GetParam()));
+  for (const int threads : {1, 2}) {
+    Engine e;
+    ASSERT_TRUE(load(&e, file, threads).ok());
+    EXPECT_EQ(e.memory().buffers, static_cast<uint64_t>(Transformer::plan_buffer_bytes(e.config(), kContext, threads)));
+  }
+}
+
 std::vector<std::string> architecture_list() {
   std::vector<std::string> names;
   const std::string all = architecture_names();
@@ -158,6 +186,46 @@ std::vector<std::string> architecture_list() {
 
 INSTANTIATE_TEST_SUITE_P(Table, Architectures, ::testing::ValuesIn(architecture_list()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+
+// Status of loading `arch`'s synthetic model with metadata key `key` dropped
+// and `set` applied.
+Status load_with_metadata(const std::string& arch, const std::string& key,
+                          const std::function<void(GgufWriter&)>& set = {}) {
+  const std::vector<uint8_t> file = testing::read_file_bytes(synth_model(arch));
+  Engine e;
+  const Status s = load(&e, with_metadata_changed(file, key, set), 1);
+  remove_scratch_files();
+  return s;
+}
+
+TEST(ArchitectureKeys, TheOnesLlamaCppRequiresAreRequired) {
+  for (const std::string key : {"gpt2.attention.layer_norm_epsilon", "lfm2.shortconv.l_cache",
+                                "lfm2.attention.layer_norm_rms_epsilon"}) {
+    const Status s = load_with_metadata(key.substr(0, key.find('.')), key);
+    EXPECT_EQ(s.code(), ErrorCode::kBadFile) << key;
+    EXPECT_NE(s.message().find("metadata key '" + key + "' is missing"), std::string::npos) << s.message();
+  }
+}
+
+// lfm2's sliding-window and bidirectional files (an audio tokenizer, embedding
+// models) compute something else: refused, not run as the text model.
+TEST(Lfm2, VariantsThatAreNotTextGeneratorsAreRefused) {
+  Status s = load_with_metadata("lfm2", "", [](GgufWriter& w) {
+    ASSERT_TRUE(w.set_u32("lfm2.attention.sliding_window", 4).ok());
+  });
+  EXPECT_EQ(s.code(), ErrorCode::kUnsupported);
+  EXPECT_NE(s.message().find("sliding-window"), std::string::npos) << s.message();
+  s = load_with_metadata("lfm2", "", [](GgufWriter& w) {
+    ASSERT_TRUE(w.set_bool("lfm2.attention.causal", false).ok());
+  });
+  EXPECT_EQ(s.code(), ErrorCode::kUnsupported);
+  EXPECT_NE(s.message().find("bidirectional"), std::string::npos) << s.message();
+  // A causal flag that says causal changes nothing.
+  s = load_with_metadata("lfm2", "", [](GgufWriter& w) {
+    ASSERT_TRUE(w.set_bool("lfm2.attention.causal", true).ok());
+  });
+  EXPECT_TRUE(s.ok()) << s.message();
+}
 
 TEST(ArchitectureTable, AnUnknownArchitectureIsNamedWithTheSupportedOnes) {
   GgufWriter w;

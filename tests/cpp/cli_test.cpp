@@ -256,6 +256,45 @@ TEST_F(Cli, GrammarNoTokenCanContinueIsAnError) {
       << r.err;
 }
 
+// As llama.cpp's converter and quantizer: learned positions (gpt2) and
+// convolution taps (lfm2) stay f32 in every type, written by synth or by
+// quantize; and the keys llama.cpp reads are there.
+TEST_F(Cli, PositionsAndConvolutionTapsStayF32) {
+  const std::string vocab = shared_models() + "/stories260K.gguf";
+  for (const std::string arch : {"gpt2", "lfm2"}) {
+    const std::string f32 = scratch_file(arch + "_f32.gguf"), synth_q4 = scratch_file(arch + "_synth_q4_0.gguf"),
+                      quantized_q4 = scratch_file(arch + "_q4_0.gguf");
+    const std::string common = "synth --arch " + arch + " --shape 64x3:4/2:128 --ctx 256 --vocab " + vocab;
+    CliResult r = run_cli(common + " --type f32 -o " + f32);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = run_cli(common + " --type q4_0 -o " + synth_q4);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = run_cli("quantize " + f32 + " " + quantized_q4 + " q4_0");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const std::string& path : {synth_q4, quantized_q4}) {
+      const Model m = load(path);
+      EXPECT_STREQ(type_name(m, "blk.0.ffn_up.weight"), "q4_0") << path;
+      if (arch == "gpt2") {
+        EXPECT_STREQ(type_name(m, "position_embd.weight"), "f32") << path;
+        EXPECT_EQ(m.tensor("position_embd.weight").ne[1], 256);  // a row per position of the context
+        EXPECT_EQ(*m.file.get_float("gpt2.attention.layer_norm_epsilon"), 1e-5f);
+        EXPECT_EQ(m.file.find("gpt2.rope.freq_base"), nullptr);  // no RoPE
+      } else {
+        EXPECT_STREQ(type_name(m, "blk.0.shortconv.conv.weight"), "f32") << path;
+        EXPECT_EQ(*m.file.get_uint("lfm2.shortconv.l_cache"), 3u);
+        // Layer 2 has attention, layers 0 and 1 are convolutions.
+        const GgufArray* kv_heads = m.file.get_array("lfm2.attention.head_count_kv").value();
+        ASSERT_EQ(kv_heads->size(), 3u);
+        EXPECT_EQ(kv_heads->int_at(0), 0);
+        EXPECT_EQ(kv_heads->int_at(1), 0);
+        EXPECT_EQ(kv_heads->int_at(2), 2);
+        EXPECT_EQ(m.file.find_tensor("output_norm.weight"), nullptr);
+        EXPECT_STREQ(type_name(m, "token_embd_norm.weight"), "f32");
+      }
+    }
+  }
+}
+
 TEST_F(Cli, BadArgumentsFailWithAMessage) {
   const std::string st = shared_models() + "/stories260K.gguf";
   const std::string vocab = shared_models() + "/vocab/ggml-vocab-llama-spm.gguf";
@@ -273,7 +312,8 @@ TEST_F(Cli, BadArgumentsFailWithAMessage) {
       {"synth --shape 256x2:4/3 --type q8_0 --vocab " + vocab + " -o " + out, "not a multiple of 3 kv heads"},
       {"synth --shape big --type q8_0 --vocab " + vocab + " -o " + out, "--shape 'big'"},
       {"synth --shape 256x2 --type q8_0 --vocab " + st + ".missing -o " + out, "missing"},
-      {"synth --shape 256x2 --type q8_0 --vocab " + vocab + " -o " + out + " --arch gpt2", "--arch"},
+      {"synth --shape 256x2 --type q8_0 --vocab " + vocab + " -o " + out + " --arch falcon",
+       "--arch 'falcon' is not one of"},
       {"synth --shape 256x2 --type q8_0 --vocab " + vocab + " -o /nonexistent-dir/x.gguf", "cannot create"},
       {"synth --shape 256x2 --vocab " + vocab + " -o " + out, "synth needs"},
   };

@@ -134,5 +134,70 @@ TEST(Gelu, MatchesLlamaCppsF16Table) {
   EXPECT_EQ(gelu_f16_rounded(123.5f), 123.5f);
 }
 
+// LayerNorm against the formula in double: centred, unit variance, then the
+// gain and the bias; in place as well as out of place.
+TEST(LayerNorm, CentresScalesThenAppliesGainAndBias) {
+  constexpr int64_t kN = 77;  // not a multiple of the 8 lanes
+  constexpr float kEps = 1e-5f;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(3.0f, 2.0f);  // a mean far from 0
+  std::vector<float> x(kN), w(kN), b(kN), out(kN);
+  for (int64_t i = 0; i < kN; ++i) x[i] = normal(rng), w[i] = 1.0f + 0.1f * normal(rng), b[i] = 0.5f * normal(rng);
+  double mean = 0, var = 0;
+  for (const float v : x) mean += v;
+  mean /= kN;
+  for (const float v : x) var += (v - mean) * (v - mean);
+  var /= kN;
+  layernorm(out.data(), x.data(), w.data(), b.data(), kN, kEps);
+  for (int64_t i = 0; i < kN; ++i) {
+    const double want = (x[i] - mean) / std::sqrt(var + kEps) * w[i] + b[i];
+    EXPECT_NEAR(out[i], want, 1e-5 * (1 + std::fabs(want))) << i;
+  }
+  std::vector<float> in_place = x;
+  layernorm(in_place.data(), in_place.data(), w.data(), b.data(), kN, kEps);
+  EXPECT_EQ(in_place, out);
+}
+
+// The input is rounded to f16 as f32_to_f16 rounds (to nearest, ties to
+// even), at every tie between two halves below 10 in magnitude and at the
+// floats on either side of it, subnormal halves included.
+TEST(Gelu, RoundsItsInputToTheNearestF16) {
+  int checked = 0;
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const float a = f16_to_f32(static_cast<uint16_t>(h)), b = f16_to_f32(static_cast<uint16_t>(h + 1));
+    if ((h & 0x7fffu) == 0x7fffu || !(std::fabs(b) < 10.0f)) continue;
+    const float tie = a + (b - a) / 2;  // exact: one more bit than a half
+    for (const float x : {tie, std::nextafter(tie, -INFINITY), std::nextafter(tie, INFINITY), a}) {
+      ASSERT_EQ(gelu_f16_rounded(x), gelu_f16_rounded(f16_to_f32(f32_to_f16(x)))) << x;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 4 * 36000);
+  EXPECT_TRUE(std::isnan(gelu_f16_rounded(NAN)));
+  EXPECT_EQ(gelu_f16_rounded(-INFINITY), 0.0f);
+  EXPECT_EQ(gelu_f16_rounded(INFINITY), INFINITY);
+}
+
+TEST(Gelu, OfARowIsTheTableGeluOfEachValue) {
+  std::vector<float> x = {-12.0f, -3.3f, -0.5f, 0.0f, 1e-3f, 0.7f, 2.5f, 9.99f, 10.0f, 42.0f};
+  const std::vector<float> in = x;
+  gelu(x.data(), static_cast<int64_t>(x.size()));
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(x[i], gelu_f16_rounded(in[i])) << in[i];
+}
+
+// One tap of a depthwise convolution reads every `stride`-th weight: the
+// channel's taps are stored together.
+TEST(DepthwiseConvolution, ATapReadsEachChannelsWeight) {
+  const float w[] = {1, 2, 3, 10, 20, 30};  // 2 channels x 3 taps
+  const float x[] = {1.0f, -1.0f};
+  float y[] = {0.5f, 0.5f};
+  add_tap(y, x, w + 1, 3, 2);  // the middle tap
+  EXPECT_EQ(y[0], 0.5f + 2.0f);
+  EXPECT_EQ(y[1], 0.5f - 20.0f);
+  mul_to(y, x, 2);
+  EXPECT_EQ(y[0], 2.5f);
+  EXPECT_EQ(y[1], 19.5f);
+}
+
 }  // namespace
 }  // namespace wllm

@@ -6,24 +6,29 @@
 import { join } from 'node:path';
 import { cached, runCli, sharedModels } from './reference.mjs';
 
-// shape: `synth` arguments; rows of 256 so every K-quant applies.
+// vocab: a file of ../shared/models whose tokenizer the model gets; synth:
+// `synth` arguments (rows of 256, so every K-quant applies).
 export const architectures = [
   // Head width 128 beside a width of 256 (attention.key_length).
-  { arch: 'qwen3', vocab: 'ggml-vocab-qwen2.gguf', synth: ['--shape', '256x4:4/2:768', '--head-dim', '128'] },
-  { arch: 'smollm3', vocab: 'ggml-vocab-llama-bpe.gguf', synth: ['--shape', '256x4:4/2:768'] },
+  { arch: 'qwen3', vocab: 'vocab/ggml-vocab-qwen2.gguf', synth: ['--shape', '256x4:4/2:768', '--head-dim', '128'] },
+  { arch: 'smollm3', vocab: 'vocab/ggml-vocab-llama-bpe.gguf', synth: ['--shape', '256x4:4/2:768'] },
   // A window of 32 positions: 165 tokens cross it and wrap the local layers' ring.
-  { arch: 'gemma3', vocab: 'ggml-vocab-llama-spm.gguf',
+  { arch: 'gemma3', vocab: 'vocab/ggml-vocab-llama-spm.gguf',
     synth: ['--shape', '256x6:4/1:768', '--head-dim', '128', '--sliding-window', '32'] },
   // Gemma 2's output is always the embedding (tied: synth peaks it on the
   // current token).
-  { arch: 'gemma2', vocab: 'ggml-vocab-llama-spm.gguf',
+  { arch: 'gemma2', vocab: 'vocab/ggml-vocab-llama-spm.gguf',
     synth: ['--shape', '256x4:4/2:768', '--head-dim', '128', '--sliding-window', '32'] },
+  // As many key-value heads as query heads, as GPT-2 has.
+  { arch: 'gpt2', vocab: 'stories260K.gguf', synth: ['--shape', '256x4:4/4:768'] },
+  // 6 layers: convolutions at 0, 1, 3, 4, attention at 2 and 5 (real models' pattern).
+  { arch: 'lfm2', vocab: 'stories260K.gguf', synth: ['--shape', '256x6:4/2:768'] },
 ];
 
 // The f32 model of a row (cached in build/models), or `type` quantized from it.
 export async function architectureModel({ arch, vocab, synth }, type = 'f32') {
   const f32 = await cached(`arch-${arch}-f32.gguf`, (path) =>
-    runCli(['synth', '--arch', arch, ...synth, '--type', 'f32', '--seed', '7', '--vocab', join(sharedModels, 'vocab', vocab),
+    runCli(['synth', '--arch', arch, ...synth, '--type', 'f32', '--seed', '7', '--vocab', join(sharedModels, vocab),
       '-o', path]));
   if (type === 'f32') return f32;
   return cached(`arch-${arch}-${type}.gguf`, (out) => runCli(['quantize', f32, out, type]));

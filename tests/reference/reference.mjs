@@ -132,13 +132,18 @@ async function referenceTokens(modelPath) {
   return tokens.slice(0, 200);
 }
 
+// Where compareWithLlamaCpp(label, ...) writes our logits.
+export function logitsFile(label) {
+  return join(modelCache, `${label.replace(/\W+/g, '-')}.logits.f32`);
+}
+
 // Both engines' next-token distributions at every position of
-// referenceTokens: {label, positions, top1, meanKl, maxKl}.
+// referenceTokens: {label, tokens, positions, top1, meanKl, maxKl}.
 export async function compareWithLlamaCpp(label, modelPath) {
   const tokens = await referenceTokens(modelPath);
   const ref = await referenceLogits(modelPath, tokens);
-  const ours = await ourLogits(modelPath, tokens, join(modelCache, `${label.replace(/\W+/g, '-')}.logits.f32`));
-  return { label, ...compareDistributions(ref, ours) };
+  const ours = await ourLogits(modelPath, tokens, logitsFile(label));
+  return { label, tokens, ...compareDistributions(ref, ours) };
 }
 
 // A Markdown table of compareWithLlamaCpp results.

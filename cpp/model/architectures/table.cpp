@@ -6,7 +6,7 @@
 
 namespace wllm {
 
-extern const Architecture kLlama, kQwen2, kQwen3, kSmollm3, kGemma3, kGemma2;
+extern const Architecture kLlama, kQwen2, kQwen3, kSmollm3, kGemma3, kGemma2, kGpt2, kLfm2;
 
 namespace {
 
@@ -17,6 +17,8 @@ const Architecture* const kArchitectures[] = {
     &kSmollm3,
     &kGemma3,
     &kGemma2,
+    &kGpt2,
+    &kLfm2,
 };
 
 }  // namespace
