@@ -118,8 +118,8 @@ class JsonReader {
       }
       ++pos_;
       skip_space();
-      v->members.emplace_back(std::move(key), JsonValue());
-      parse_value(&v->members.back().second, depth + 1);
+      v->members.push_back(JsonMember{std::move(key), JsonValue()});
+      parse_value(&v->members.back().value, depth + 1);
       if (!ok()) return;
       skip_space();
       if (peek() == ',') {
@@ -335,9 +335,9 @@ std::string JsonValue::dump() const {
       out = "{";
       for (size_t i = 0; i < members.size(); ++i) {
         if (i) out += ',';
-        append_json_string(members[i].first, &out);
+        append_json_string(members[i].key, &out);
         out += ':';
-        out += members[i].second.dump();
+        out += members[i].value.dump();
       }
       return out + "}";
   }

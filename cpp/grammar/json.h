@@ -9,12 +9,13 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "core/status.h"
 
 namespace wllm {
+
+struct JsonMember;
 
 struct JsonValue {
   enum class Type { kNull, kBool, kNumber, kString, kArray, kObject };
@@ -22,7 +23,7 @@ struct JsonValue {
   bool boolean = false;
   std::string text;  // kString: the decoded string; kNumber: the number as written
   std::vector<JsonValue> items;                             // kArray
-  std::vector<std::pair<std::string, JsonValue>> members;   // kObject, in source order
+  std::vector<JsonMember> members;                          // kObject, in source order
 
   bool is_object() const { return type == Type::kObject; }
   bool is_array() const { return type == Type::kArray; }
@@ -33,6 +34,13 @@ struct JsonValue {
   const JsonValue* find(std::string_view key) const;
   // Compact JSON text for this value (strings escaped as JSON requires).
   std::string dump() const;
+};
+
+// One member of an object. A named struct rather than std::pair: a pair of an
+// incomplete JsonValue is ill-formed (libstdc++ rejects it under clang).
+struct JsonMember {
+  std::string key;
+  JsonValue value;
 };
 
 // Nesting deeper than this is refused (the reader and the compiler recurse).
