@@ -235,7 +235,7 @@ TEST_F(Cli, ConstrainedGeneration) {
 TEST_F(Cli, GrammarNoTokenCanContinueIsAnError) {
   GgufWriter w;
   ASSERT_TRUE(w.set_string("tokenizer.ggml.model", "llama").ok());
-  ASSERT_TRUE(w.set_array_strings("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "a", "b", "\xE2\x96\x81a"}).ok());
+  ASSERT_TRUE(w.set_array_strings("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "a", "b", "\xE2\x96\x81" "a"}).ok());
   const float scores[] = {0, 0, 0, -1, -2, -3};
   ASSERT_TRUE(w.set_array_f32("tokenizer.ggml.scores", scores).ok());
   const int32_t types[] = {2, 3, 3, 1, 1, 1};
