@@ -37,7 +37,11 @@ fs.writeFileSync(
 `,
 );
 
-const { page, pageErrors, close } = await openTestPage({ root: dir, pagePath: 'run.html', readyGlobal: 'Module', models: null });
+// The program runs on the page's main thread as its script loads, so the page
+// answers only once main() returns: wait as long as the program may take.
+const { page, pageErrors, close } = await openTestPage({
+  root: dir, pagePath: 'run.html', readyGlobal: 'Module', models: null, readyTimeout: TIMEOUT_MS,
+});
 let exitCode = 1;
 try {
   const started = Date.now();

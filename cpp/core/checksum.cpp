@@ -74,6 +74,7 @@ void Checksum64::reset() {
 }
 
 void Checksum64::update(const uint8_t* data, size_t n) {
+  if (n == 0) return;  // data may be null then, which memcpy may not be given
   total_ += n;
   if (buffered_ > 0) {  // complete the partial stripe first
     const size_t take = n < kStripeBytes - buffered_ ? n : kStripeBytes - buffered_;

@@ -21,14 +21,16 @@ const CHROMIUM_ARGS = [
 // folder (default ../shared/models; null: none); root, pagePath and
 // readyGlobal: another page to open (served from root), ready once
 // window[readyGlobal] exists (or, with readySelector, once that element does);
-// initScript: code run in the page before its own scripts.
+// readyTimeout: how long to wait for that (a page whose scripts run a long
+// program before returning needs longer); initScript: code run in the page
+// before its own scripts.
 // Resolves to {page, origin, requests, requestsFor(path), pageErrors, close()};
 // pageErrors collects the page's uncaught errors and console errors from its
 // first script on. close() ends Chromium and the server and removes the
 // profile, and runs even if opening failed halfway.
 export async function openTestPage({
   isolated = true, mounts = {}, models, root, pagePath = 'tests/browser/index.html', readyGlobal = 'wasmLlm', readySelector,
-  initScript,
+  readyTimeout = 30_000, initScript,
 } = {}) {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run tools/setup.sh (apt package chromium)`);
   const requests = [];
@@ -55,8 +57,8 @@ export async function openTestPage({
       if (message.type() === 'error') pageErrors.push(`console: ${message.text()} (${message.location().url})`);
     });
     await page.goto(`${server.url}${pagePath}`);
-    if (readySelector) await page.waitForSelector(readySelector, { timeout: 30_000 });
-    else await page.waitForFunction((name) => window[name], readyGlobal, { timeout: 30_000 });
+    if (readySelector) await page.waitForSelector(readySelector, { timeout: readyTimeout });
+    else await page.waitForFunction((name) => window[name], readyGlobal, { timeout: readyTimeout });
     return {
       page,
       pageErrors,
