@@ -32,9 +32,11 @@ async function expectParity(model, threads, maxTokens) {
     expect(llm.info.kernels).toBe(nodeKernels);
     for (const { js, cli } of cases) {
       const expected = await nativeContinuation(prompt, [...cli, '-n', String(maxTokens), '-t', String(threads)], model);
-      expect(expected.length).toBeGreaterThan(maxTokens);  // real text, not an early stop
       let stats;
       expect(await llm.generate(prompt, { ...js, maxTokens, onStats: (s) => (stats = s) })).toBe(expected);
+      // The whole length was compared, not an early stop.
+      expect(stats.stopReason).toBe('max_tokens');
+      expect(stats.generatedTokens).toBe(maxTokens);
       // Every pool thread (a worker_threads worker under the wasm pthreads) ran work.
       expect(stats.threadsUsed).toBe(threads);
     }
