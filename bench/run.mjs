@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--shapes a,b] [--types x,y] [--node PATH]`:
+// `npm run bench [-- --quick] [--shapes a,b] [--types x,y] [--node PATH] [--browsers firefox,webkit]`:
 // prefill and decode speed, load time and peak memory of our engine (native,
 // as wasm in Node and as wasm in headless Chromium) beside llama.cpp's native
 // build and wllama (llama.cpp as wasm) in Chromium, on synthetic models of
@@ -6,7 +6,8 @@
 // build/bench-models), plus the machine's memory read bandwidth. --node: the
 // Node binary that runs ours as wasm in Node and node-llama-cpp (default: the
 // one running this script), e.g. build/node24/bin/node, whose V8 runs our
-// relaxed-SIMD build. Prints one JSON line per measurement, then markdown
+// relaxed-SIMD build. --browsers: ours in these browser engines too (Firefox
+// ESR, WebKitGTK; bench/browser-run.mjs). Prints one JSON line per measurement, then markdown
 // tables with every engine's figures and its ratio to llama.cpp native, then a
 // summary of the ratios the project has targets for. Every engine runs in its
 // own process, one after another; on a shared machine the absolute figures are
@@ -56,6 +57,8 @@ const measuringNodeVersion = execFileSync(measuringNode, ['--version']).toString
 // Named with its Node's version when that is not the default one.
 const OURS_NODE = nodeFlag < 0 ? 'ours wasm (Node)'
   : `ours wasm (Node ${measuringNodeVersion.slice(1).split('.').slice(0, 2).join('.')})`;
+const browsersFlag = process.argv.indexOf('--browsers');
+const otherBrowsers = browsersFlag < 0 ? [] : String(process.argv[browsersFlag + 1]).split(',');
 const promptLengths = quick ? [64] : [64, 512];
 const decodeTokens = quick ? 32 : 128;
 const threadCounts = quick ? [1] : [1, 2];
@@ -114,6 +117,10 @@ const engines = [
   { name: 'ours wasm (Chromium)', run: (m, p, n, t) => inChromium('ours', m, p, n, t) },
   { name: REFERENCE, inNode: true, run: (m, p, n, t) => node(measuringNode, 'bench/llama-cpp-run.mjs', m, p, n, t) },
   { name: 'wllama (Chromium)', run: (m, p, n, t) => inChromium('wllama', m, p, n, t) },
+  ...otherBrowsers.map((browser) => ({
+    name: `ours wasm (${{ firefox: 'Firefox', webkit: 'WebKit' }[browser] ?? browser})`,
+    run: (m, p, n, t) => node(process.execPath, 'bench/browser-run.mjs', browser, m, p, n, t),
+  })),
 ];
 
 const started = Date.now();

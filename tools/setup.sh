@@ -3,9 +3,10 @@
 # the C++ toolchain, GoogleTest, Emscripten (and clang 19 for the relaxed-SIMD
 # kernels, cmake/relaxed-simd-cxx.sh, and with its sanitizer and libFuzzer
 # runtimes for build/asan, tools/build-asan.sh), the aarch64 cross compiler and
-# qemu (tools/test-arm-kernels.sh), and Chromium (for the browser tests; never
-# a downloaded browser) from apt, the npm dependencies, and a pinned Node 24
-# into build/node24 (x64 Linux only; see below).
+# qemu (tools/test-arm-kernels.sh), and the browsers the browser tests run
+# in, never a downloaded one (Chromium, Firefox ESR, WebKitGTK's WebDriver with
+# its MiniBrowser, and Xvfb as its display) from apt, the npm dependencies,
+# and a pinned Node 24 into build/node24 (x64 Linux only; see below).
 # Idempotent and quick when everything is already there.
 #   --no-npm   skip the npm dependencies and Node 24 (the native build needs none)
 set -euo pipefail
@@ -19,7 +20,8 @@ for arg in "$@"; do
   esac
 done
 
-apt_packages=(cmake g++ make libgtest-dev emscripten clang-19 libclang-rt-19-dev g++-aarch64-linux-gnu qemu-user chromium)
+apt_packages=(cmake g++ make libgtest-dev emscripten clang-19 libclang-rt-19-dev g++-aarch64-linux-gnu qemu-user chromium
+  firefox-esr webkit2gtk-driver xvfb)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,8 +7,10 @@
 // {type: 'init', variant: 'mt' | 'st', threads, relaxedSimd}, every later one
 // a request.
 import { openOpfsCache } from '../js/browser/opfs-cache.js';
+import { portStream } from '../js/browser/stream-port.js';
 import { canRunThreads } from '../js/browser/threads.js';
-import { EngineHost } from './engine-host.js';
+import { streamReader } from '../js/readers.js';
+import { EngineHost, callerSourceReader } from './engine-host.js';
 import { wasmBuild } from './relaxed-simd.js';
 import { serve } from './serve.js';
 
@@ -57,10 +59,16 @@ async function createHost({ variant, threads, relaxedSimd }) {
   const created = createWasmLlm(settings);
   const module = await Promise.race([created, wasm.failure, pthreadPoolFailure(settings)]);
   return new EngineHost(module, threads, {
-    readers: {},
+    readers: { 'stream-port': readPortStream },
     cache: () => openOpfsCache(),
     yieldToEventLoop,
   });
+}
+
+// A 'stream-port' source (js/browser/platform.js): the caller's bytes or
+// stream, read in the page and sent through a port.
+function readPortStream({ port, size }) {
+  return callerSourceReader(streamReader(portStream(port), size));
 }
 
 // The glue's instantiateWasm hook, fetching the binary at `url` once, and

@@ -304,7 +304,7 @@ function checkRequest(status) {
 // A reader of a source the caller handed over (bytes, a Blob, a stream):
 // if it fails, say so with code 'io' (the caller's stream errored, a File
 // changed on disk).
-function callerSourceReader(reader) {
+export function callerSourceReader(reader) {
   return {
     size: reader.size,
     async read(dst) {

@@ -4,6 +4,7 @@
 // modules: bundlers follow every import from js/browser.js.
 import { describeCommonSource, registryDownload } from '../sources.js';
 import { openOpfsCache } from './opfs-cache.js';
+import { canTransferStreams, streamPort } from './stream-port.js';
 import { canRunThreads } from './threads.js';
 
 const MAX_DEFAULT_THREADS = 4;
@@ -37,7 +38,7 @@ export const browserPlatform = {
       return { description: { kind: 'url', url: download.url, cache: options.cache }, transfer: [], sha256: download.sha256 };
     }
     const common = describeCommonSource(source, options);
-    if (common) return common;
+    if (common) return withStreamsThatPost(common);
     if (typeof source === 'string') {
       const url = new URL(source, globalThis.location?.href);
       if (/^https?:$/.test(url.protocol)) return describeCommonSource(url.href, options);
@@ -59,6 +60,16 @@ export const browserPlatform = {
     },
   },
 };
+
+// `resolved`, with a stream to hand over (bytes and ReadableStreams) as a
+// MessagePort where the browser cannot transfer streams (WebKit); the
+// browser worker reads that kind, 'stream-port', with portStream().
+function withStreamsThatPost(resolved) {
+  const { description } = resolved;
+  if (description.kind !== 'stream' || canTransferStreams()) return resolved;
+  const port = streamPort(description.stream);
+  return { description: { kind: 'stream-port', port, size: description.size }, transfer: [port] };
+}
 
 // A Web Worker as the port js/client.js talks to. A browser worker has no
 // exit event; an uncaught error in it (or a script that fails to load) is

@@ -1,67 +1,85 @@
-// Shared by the browser tests: Debian's Chromium (never a downloaded one),
-// driven by playwright-core, on the test page (index.html) served by
-// tools/serve.mjs, with a log of the requests the server saw.
+// Shared by the browser tests: a browser engine on the test page (index.html)
+// served by tools/serve.mjs, with a log of the requests the server saw. Each
+// engine is Debian's build (never a downloaded one) behind a small driver
+// (drivers/): Chromium through playwright-core, Firefox ESR through
+// puppeteer-core (WebDriver BiDi), WebKitGTK through WebKitWebDriver.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { chromium } from 'playwright-core';
 import { startServer } from '../../tools/serve.mjs';
 import { repoRoot } from '../js/helpers.mjs';
+import { launchChromium } from './drivers/chromium.mjs';
+import { launchFirefox } from './drivers/firefox.mjs';
+import { launchWebKit } from './drivers/webkit.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
-];
+// What each engine can do that the tests expect of it: relaxedSimd, whether
+// it runs wasm relaxed SIMD (the engine then loads its relaxed build);
+// threads, whether a cross-origin isolated page gets SharedArrayBuffer
+// (WebKitGTK reports isolation without it: the single-thread build runs);
+// opfs, whether the page has a usable OPFS (WebKitWebDriver's sessions are
+// private, and there OPFS rejects every call, as in Safari's Private
+// Browsing: models load but are not kept).
+const ENGINES = {
+  chromium: { launch: launchChromium, relaxedSimd: true, threads: true, opfs: true },
+  firefox: { launch: launchFirefox, relaxedSimd: true, threads: true, opfs: true },
+  webkit: { launch: launchWebKit, relaxedSimd: false, threads: false, opfs: false },
+};
 
-// A fresh Chromium profile on the test page. isolated: serve with COOP/COEP
-// (threads); mounts: more folders for the server; models: its /models/
-// folder (default ../shared/models; null: none); root, pagePath and
-// readyGlobal: another page to open (served from root), ready once
-// window[readyGlobal] exists (or, with readySelector, once that element does);
-// readyTimeout: how long to wait for that (a page whose scripts run a long
-// program before returning needs longer); initScript: code run in the page
-// before its own scripts.
-// Resolves to {page, origin, requests, requestsFor(path), pageErrors, close()};
-// pageErrors collects the page's uncaught errors and console errors from its
-// first script on. close() ends Chromium and the server and removes the
-// profile, and runs even if opening failed halfway.
+// The engines the cross-engine tests run in: all, or those named in
+// WASM_LLM_BROWSERS (comma-separated), e.g. WASM_LLM_BROWSERS=firefox.
+export const browsers = (process.env.WASM_LLM_BROWSERS ?? Object.keys(ENGINES).join(','))
+  .split(',')
+  .map((name) => {
+    if (!ENGINES[name]) throw new Error(`WASM_LLM_BROWSERS: unknown browser ${name} (${Object.keys(ENGINES).join(', ')})`);
+    const { relaxedSimd, threads, opfs } = ENGINES[name];
+    return { name, relaxedSimd, threads, opfs };
+  });
+
+// A fresh profile of `browser` (default chromium) on the test page.
+// isolated: serve with COOP/COEP (threads); mounts: more folders for the
+// server; models: its /models/ folder (default ../shared/models; null: none);
+// root, pagePath and readyGlobal: another page to open (served from root),
+// ready once window[readyGlobal] exists (or, with readySelector, once that
+// element does); readyTimeout: how long to wait for that (a page whose
+// scripts run a long program before returning needs longer); initScript:
+// code run in the page before its own scripts (Chromium and Firefox).
+// Resolves to {browser, version, evaluate(fn, arg), reload(), pageErrors,
+// origin, requests, requestsFor(path), close()} and, in Chromium, page
+// (playwright's). evaluate runs fn(arg) in the page and resolves to its
+// result (JSON-like values); pageErrors collects the page's uncaught errors
+// (and console errors, where the driver sees them) from its first script on.
+// close() ends the browser and the server, and runs even if opening failed
+// halfway.
 export async function openTestPage({
-  isolated = true, mounts = {}, models, root, pagePath = 'tests/browser/index.html', readyGlobal = 'wasmLlm', readySelector,
-  readyTimeout = 30_000, initScript,
+  browser = 'chromium', isolated = true, mounts = {}, models, root, pagePath = 'tests/browser/index.html',
+  readyGlobal = 'wasmLlm', readySelector, readyTimeout = 30_000, initScript,
 } = {}) {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run tools/setup.sh (apt package chromium)`);
   const requests = [];
   let server = null;
-  let context = null;
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-chromium-'));
+  let driver = null;
   const close = async () => {
-    await context?.close().catch(() => {});
+    await driver?.close();
     await server?.close();
-    fs.rmSync(userDataDir, { recursive: true, force: true });
   };
   try {
     server = await startServer({ port: 0, isolated, mounts, models, root, onRequest: (r) => requests.push(r) });
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
-    if (initScript) await context.addInitScript(initScript);
-    const page = context.pages()[0] ?? (await context.newPage());
-    const pageErrors = [];
-    page.on('pageerror', (error) => pageErrors.push(`uncaught: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(`console: ${message.text()} (${message.location().url})`);
-    });
-    await page.goto(`${server.url}${pagePath}`);
-    if (readySelector) await page.waitForSelector(readySelector, { timeout: readyTimeout });
-    else await page.waitForFunction((name) => window[name], readyGlobal, { timeout: readyTimeout });
+    driver = await ENGINES[browser].launch({ initScript });
+    await driver.goto(`${server.url}${pagePath}`);
+    const ready = () => (readySelector
+      ? driver.waitFor((selector) => document.querySelector(selector), readySelector, readyTimeout)
+      : driver.waitFor((name) => window[name], readyGlobal, readyTimeout));
+    await ready();
     return {
-      page,
-      pageErrors,
+      browser,
+      version: driver.version,
+      page: driver.page,
+      pageErrors: driver.pageErrors,
+      evaluate: driver.evaluate,
+      reload: async () => {
+        await driver.reload();
+        await ready();
+      },
       origin: server.url.replace(/\/$/, ''),
       requests,
       requestsFor: (urlPath) => requests.filter((r) => r.path === urlPath),

@@ -1,8 +1,11 @@
-// The engine in Chromium, through the browser entry (js/browser.js) and its
-// module worker: the same text as the native CLI, streaming, abort, and the
-// build each page gets — threaded (with pthreads that really run work) on a
-// cross-origin isolated page, single-threaded on a page that is not, each
-// compiled with relaxed SIMD (Chromium runs it) unless the caller opts out.
+// The engine in every browser engine (Chromium, Firefox, WebKit: the same
+// tests in each, through browser.mjs's drivers), through the browser entry
+// (js/browser.js) and its module worker: the same text as the native CLI,
+// greedy and seeded, streaming, abort, and the build each page gets —
+// threaded (with pthreads that really run work) on a cross-origin isolated
+// page where the engine has SharedArrayBuffer, single-threaded on a page that
+// is not and in WebKit, each compiled with relaxed SIMD where the engine runs
+// it unless the caller opts out. Chromium also runs every architecture.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { architectureModel, architectures } from '../reference/architectures.mjs';
 import { modelCache } from '../reference/reference.mjs';
 import { nativeContinuation, syntheticModel } from '../js/helpers.mjs';
-import { openTestPage, slowModel } from './browser.mjs';
+import { browsers, openTestPage, slowModel } from './browser.mjs';
 
 const MODEL_URL = '/models/stories260K.gguf';
 const prompt = 'Once upon a time';
@@ -33,11 +36,13 @@ const SEEDED = {
 };
 const ARCHITECTURES = [];
 let expected;  // the native CLI's greedy 200 tokens
+let expectedSeeded;  // and 200 sampled with SEEDED
 let scratchDir;
 let slowModelUrl;
 
 beforeAll(async () => {
   expected = await nativeContinuation(prompt, ['-n', '200', '--temp', '0']);
+  expectedSeeded = await nativeContinuation(prompt, ['-n', '200', ...SEEDED.cli]);
   scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-browser-'));
   slowModelUrl = `/scratch/${await slowModel(scratchDir)}`;
   for (const model of QUANTIZED) {
@@ -61,16 +66,19 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(scratchDir, { recursive: true, force: true }));
 
 // Loads `url` in the page with `options`, generates `maxTokens` greedy tokens
-// after `text` and returns {text, info, stats, defaultThreads, isolated}.
-function greedy(page, url, options = {}, { text = prompt, maxTokens = 200 } = {}) {
-  return page.evaluate(
-    async ({ url, options, prompt, maxTokens }) => {
+// after `text` (and as many sampled with `seeded`, if given) and returns
+// {text, seededText, info, stats, defaultThreads, isolated}.
+function greedy(t, url, options = {}, { text = prompt, maxTokens = 200, seeded } = {}) {
+  return t.evaluate(
+    async ({ url, options, prompt, maxTokens, seeded }) => {
       const llm = await window.wasmLlm.LLM.load(url, options);
       try {
         let stats;
         const text = await llm.generate(prompt, { maxTokens, temperature: 0, onStats: (s) => (stats = s) });
+        const seededText = seeded && (await llm.generate(prompt, { maxTokens, ...seeded }));
         return {
           text,
+          seededText,
           info: llm.info,
           stats,
           defaultThreads: crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency) : 1,
@@ -80,26 +88,27 @@ function greedy(page, url, options = {}, { text = prompt, maxTokens = 200 } = {}
         await llm.dispose();
       }
     },
-    { url, options, prompt: text, maxTokens },
+    { url, options, prompt: text, maxTokens, seeded },
   );
 }
 
-// Shared by both pages: the relaxed-SIMD build by default, the SIMD128 one
-// with relaxedSimd: false, each fetching only its own wasm file; both give
-// the native CLI's text, on stories260K and on the quantized models.
-function kernelTests(getTestPage, variant) {
-  it.each([
-    { options: {}, kernels: 'relaxed', build: `${variant}-relaxed-web`, other: `${variant}-web` },
-    { options: { relaxedSimd: false }, kernels: 'simd128', build: `${variant}-web`, other: `${variant}-relaxed-web` },
-  ])('load options $options: $kernels kernels, the native CLI text', async ({ options, kernels, build, other }) => {
+// Shared by both pages: the relaxed-SIMD build by default where the browser
+// runs it (else the SIMD128 one), the SIMD128 one with relaxedSimd: false,
+// each fetching only its own wasm file; both give the native CLI's text, on
+// stories260K and on the quantized models.
+function kernelTests(getTestPage, browser, variant) {
+  const relaxed = { options: {}, kernels: 'relaxed', build: `${variant}-relaxed-web`, other: `${variant}-web` };
+  const simd128 = { options: { relaxedSimd: false }, kernels: 'simd128', build: `${variant}-web`, other: `${variant}-relaxed-web` };
+  const rows = browser.relaxedSimd ? [relaxed, simd128] : [{ ...simd128, options: {} }];
+  it.each(rows)('load options $options: $kernels kernels, the native CLI text', async ({ options, kernels, build, other }) => {
     const t = getTestPage();
     const fetches = (name) => t.requestsFor(`/dist/wasm/wasm-llm-${name}.wasm`).length;
     const before = { build: fetches(build), other: fetches(other) };
-    const f32 = await greedy(t.page, MODEL_URL, options);
+    const f32 = await greedy(t, MODEL_URL, options);
     expect(f32.info).toMatchObject({ kernels, threaded: variant === 'mt' });
     expect(f32.text).toBe(expected);
     for (const model of QUANTIZED) {
-      const result = await greedy(t.page, `/scratch/${model.file}`, options, {
+      const result = await greedy(t, `/scratch/${model.file}`, options, {
         text: quantizedPrompt, maxTokens: QUANTIZED_TOKENS,
       });
       expect(result.info).toMatchObject({ kernels, tensorTypes: model.tensorTypes });
@@ -111,10 +120,11 @@ function kernelTests(getTestPage, variant) {
   });
 }
 
-// Shared by both builds: streaming, and abort while the worker is busy.
-function streamingAndAbortTests(getPage) {
+// Shared by both pages: streaming, abort while the worker is busy, and a
+// throwing callback.
+function streamingAndAbortTests(getTestPage) {
   it('streams: text arrives in pieces before the generation has finished', async () => {
-    const result = await getPage().evaluate(
+    const result = await getTestPage().evaluate(
       async ({ url, prompt }) => {
         const llm = await window.wasmLlm.LLM.load(url);
         try {
@@ -144,7 +154,7 @@ function streamingAndAbortTests(getPage) {
   });
 
   it('aborts a long generation within a fraction of a second; the worker stops and serves the next request', async () => {
-    const result = await getPage().evaluate(
+    const result = await getTestPage().evaluate(
       async ({ url, prompt }) => {
         const llm = await window.wasmLlm.LLM.load(url);
         try {
@@ -190,39 +200,11 @@ function streamingAndAbortTests(getPage) {
     expect(result.next.length).toBeGreaterThan(0);
     expect(result.hundred.startsWith(result.next)).toBe(true);  // a fresh start, same greedy path
   });
-}
-
-describe('cross-origin isolated page: the threaded build', () => {
-  let t;
-  beforeAll(async () => {
-    t = await openTestPage({ isolated: true, mounts: { '/scratch/': scratchDir, '/build-models/': modelCache } });
-  });
-  afterAll(() => t?.close());
-
-  it('loads stories260K with the default threads and generates exactly the native CLI text (200 greedy tokens)', async () => {
-    const result = await greedy(t.page, MODEL_URL);
-    expect(result.isolated).toBe(true);
-    expect(result.info.threads).toBe(result.defaultThreads);
-    expect(result.info.loadedFrom).toBe('network');
-    expect(result.text).toBe(expected);
-  });
-
-  it('runs the work on several threads: every pthread worker of the pool executes tasks', async () => {
-    const workerScript = '/dist/wasm/wasm-llm-mt-relaxed-web.worker.js';
-    const workersBefore = t.requestsFor(workerScript).length;
-    const result = await greedy(t.page, MODEL_URL, { threads: 3 });
-    expect(result.info).toMatchObject({ threads: 3, threaded: true });
-    // Each pool thread counts the tasks it runs (ThreadPool::tasks_run): all
-    // three ran some during this generation — the page's worker and two pthreads.
-    expect(result.stats.threadsUsed).toBe(3);
-    // The pthreads are Web Workers started from the glue's worker script.
-    expect(t.requestsFor(workerScript).length - workersBefore).toBeGreaterThanOrEqual(2);
-    expect(result.text).toBe(expected);
-  });
 
   it('a throwing onToken rejects that generation with its error, raises no page error, and the model keeps serving', async () => {
+    const t = getTestPage();
     const errorsBefore = t.pageErrors.length;
-    const result = await t.page.evaluate(async ({ url, prompt }) => {
+    const result = await t.evaluate(async ({ url, prompt }) => {
       const llm = await window.wasmLlm.LLM.load(url);
       try {
         const thrown = new Error('from onToken');
@@ -239,37 +221,115 @@ describe('cross-origin isolated page: the threaded build', () => {
     expect(result).toEqual({ same: true, calls: 1, next: expected });
     expect(t.pageErrors.slice(errorsBefore)).toEqual([]);
   });
+}
 
-  kernelTests(() => t, 'mt');
-  streamingAndAbortTests(() => t.page);
+describe.each(browsers)('$name', (browser) => {
+  // WebKitGTK reports crossOriginIsolated without SharedArrayBuffer: there
+  // the isolated page gets the single-thread build too.
+  const isolatedVariant = browser.threads ? 'mt' : 'st';
 
-  it('runs every architecture with 2 threads: the native CLI text, greedy and seeded', async () => {
-    for (const model of ARCHITECTURES) {
-      const result = await t.page.evaluate(
-        async ({ url, prompt, maxTokens, seeded }) => {
-          const llm = await window.wasmLlm.LLM.load(url, { threads: 2 });
-          try {
-            const greedy = await llm.generate(prompt, { maxTokens, temperature: 0 });
-            const sampled = await llm.generate(prompt, { maxTokens, ...seeded });
-            return { architecture: llm.info.architecture, greedy, seeded: sampled };
-          } finally {
-            await llm.dispose();
-          }
-        },
-        { url: model.url, prompt: quantizedPrompt, maxTokens: ARCHITECTURE_TOKENS, seeded: SEEDED.js },
-      );
-      expect(result.architecture).toBe(model.arch);
-      expect(result.greedy, model.arch).toBe(model.greedy);
-      expect(result.seeded, model.arch).toBe(model.seeded);
+  describe('cross-origin isolated page', () => {
+    let t;
+    beforeAll(async () => {
+      t = await openTestPage({
+        browser: browser.name, isolated: true, mounts: { '/scratch/': scratchDir, '/build-models/': modelCache },
+      });
+    });
+    afterAll(() => t?.close());
+
+    it('loads stories260K with the default threads and generates exactly the native CLI text, greedy and seeded (200 tokens)', async () => {
+      const result = await greedy(t, MODEL_URL, {}, { seeded: SEEDED.js });
+      expect(result.isolated).toBe(true);
+      expect(result.info.threads).toBe(browser.threads ? result.defaultThreads : 1);
+      expect(result.info.loadedFrom).toBe('network');
+      expect(result.text).toBe(expected);
+      expect(result.seededText).toBe(expectedSeeded);
+    });
+
+    if (browser.threads) {
+      it('runs the work on several threads: every pthread worker of the pool executes tasks', async () => {
+        const workerScript = `/dist/wasm/wasm-llm-mt${browser.relaxedSimd ? '-relaxed' : ''}-web.worker.js`;
+        const workersBefore = t.requestsFor(workerScript).length;
+        const result = await greedy(t, MODEL_URL, { threads: 3 });
+        expect(result.info).toMatchObject({ threads: 3, threaded: true });
+        // Each pool thread counts the tasks it runs (ThreadPool::tasks_run): all
+        // three ran some during this generation — the page's worker and two pthreads.
+        expect(result.stats.threadsUsed).toBe(3);
+        // The pthreads are Web Workers started from the glue's worker script.
+        expect(t.requestsFor(workerScript).length - workersBefore).toBeGreaterThanOrEqual(2);
+        expect(result.text).toBe(expected);
+      });
+    } else {
+      it('has no SharedArrayBuffer: asked for threads, runs the single-thread build, fetching nothing threaded', async () => {
+        const result = await greedy(t, MODEL_URL, { threads: 3 });
+        expect(result.isolated).toBe(true);
+        expect(await t.evaluate(() => typeof SharedArrayBuffer)).toBe('undefined');
+        expect(result.info).toMatchObject({ threads: 1, threaded: false });
+        expect(result.stats.threadsUsed).toBe(1);
+        expect(result.text).toBe(expected);
+        expect(t.requests.filter((r) => r.path.includes('wasm-llm-mt'))).toEqual([]);
+        expect(t.pageErrors).toEqual([]);
+      });
     }
+
+    kernelTests(() => t, browser, isolatedVariant);
+    streamingAndAbortTests(() => t);
+
+    if (browser.name === 'chromium') {
+      it('runs every architecture with 2 threads: the native CLI text, greedy and seeded', async () => {
+        for (const model of ARCHITECTURES) {
+          const result = await t.evaluate(
+            async ({ url, prompt, maxTokens, seeded }) => {
+              const llm = await window.wasmLlm.LLM.load(url, { threads: 2 });
+              try {
+                const greedy = await llm.generate(prompt, { maxTokens, temperature: 0 });
+                const sampled = await llm.generate(prompt, { maxTokens, ...seeded });
+                return { architecture: llm.info.architecture, greedy, seeded: sampled };
+              } finally {
+                await llm.dispose();
+              }
+            },
+            { url: model.url, prompt: quantizedPrompt, maxTokens: ARCHITECTURE_TOKENS, seeded: SEEDED.js },
+          );
+          expect(result.architecture).toBe(model.arch);
+          expect(result.greedy, model.arch).toBe(model.greedy);
+          expect(result.seeded, model.arch).toBe(model.seeded);
+        }
+      });
+    }
+  });
+
+  describe('page without cross-origin isolation', () => {
+    let t;
+    beforeAll(async () => {
+      t = await openTestPage({ browser: browser.name, isolated: false, mounts: { '/scratch/': scratchDir } });
+    });
+    afterAll(() => t?.close());
+
+    it('uses the single-thread build, one thread by default and even when asked for more, with the same text', async () => {
+      const byDefault = await greedy(t, MODEL_URL);
+      expect(byDefault.isolated).toBe(false);
+      expect(byDefault.info).toMatchObject({ threads: 1, threaded: false });
+      expect(byDefault.text).toBe(expected);
+      const asked = await greedy(t, MODEL_URL, { threads: 3 });
+      expect(asked.info).toMatchObject({ threads: 1, threaded: false });
+      expect(asked.stats.threadsUsed).toBe(1);
+      expect(asked.text).toBe(expected);
+      const build = browser.relaxedSimd ? 'st-relaxed-web' : 'st-web';
+      expect(t.requestsFor(`/dist/wasm/wasm-llm-${build}.wasm`)).toHaveLength(2);
+      expect(t.requests.filter((r) => r.path.includes('wasm-llm-mt'))).toEqual([]);
+    });
+
+    kernelTests(() => t, browser, 'st');
+    streamingAndAbortTests(() => t);
   });
 });
 
-// WebKit (WebKitGTK 2.50, Safari's engine) reports crossOriginIsolated without
-// SharedArrayBuffer. Chromium is made to look so: SharedArrayBuffer is deleted
-// in the page (an init script) and in the engine worker (its script, rewritten
-// on the way). The engine must pick the single-thread build from what it can use.
-describe('cross-origin isolated page without SharedArrayBuffer: the single-thread build', () => {
+// WebKit reports crossOriginIsolated without SharedArrayBuffer (tested there
+// above). Chromium is made to look so: SharedArrayBuffer is deleted in the
+// page (an init script) and in the engine worker (its script, rewritten on the
+// way). The engine must pick the single-thread build from what it can use.
+describe.runIf(browsers.some((b) => b.name === 'chromium'))('Chromium: cross-origin isolated page without SharedArrayBuffer: the single-thread build', () => {
   const deleteSab = 'delete globalThis.SharedArrayBuffer;';
   const workerPattern = '**/worker/browser-worker.js';
   const pageErrors = () => t.pageErrors.filter((e) => !e.includes('/favicon.ico'));  // the page has none
@@ -284,7 +344,7 @@ describe('cross-origin isolated page without SharedArrayBuffer: the single-threa
   afterAll(() => t?.close());
 
   it('in the page and in the worker (as WebKit): loads with 1 thread and generates the native CLI text', async () => {
-    const result = await greedy(t.page, MODEL_URL, { threads: 3 });
+    const result = await greedy(t, MODEL_URL, { threads: 3 });
     expect(result.isolated).toBe(true);
     expect(result.info).toMatchObject({ threads: 1, threaded: false });
     expect(result.text).toBe(expected);
@@ -292,42 +352,14 @@ describe('cross-origin isolated page without SharedArrayBuffer: the single-threa
   });
 
   it('in the worker only: the worker falls back to the single-thread build itself', async () => {
-    await t.page.reload();
-    await t.page.waitForFunction(() => window.wasmLlm);
-    await t.page.evaluate(() => {
+    await t.reload();
+    await t.evaluate(() => {
       globalThis.SharedArrayBuffer = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer.constructor;
     });
-    const result = await greedy(t.page, MODEL_URL, { threads: 3 });
+    const result = await greedy(t, MODEL_URL, { threads: 3 });
     expect(result.info).toMatchObject({ threads: 1, threaded: false });
     expect(result.text).toBe(expected);
     expect(t.requests.filter((r) => r.path.includes('wasm-llm-mt'))).toEqual([]);
     expect(pageErrors()).toEqual([]);
   });
-});
-
-describe('page without cross-origin isolation: the single-thread build', () => {
-  let t;
-  beforeAll(async () => {
-    t = await openTestPage({ isolated: false, mounts: { '/scratch/': scratchDir } });
-  });
-  afterAll(() => t?.close());
-
-  it('uses the single-thread build, even when asked for threads, and generates the same text', async () => {
-    const result = await greedy(t.page, MODEL_URL, { threads: 3 });
-    expect(result.isolated).toBe(false);
-    expect(result.info).toMatchObject({ threads: 1, threaded: false });
-    expect(result.stats.threadsUsed).toBe(1);
-    expect(result.text).toBe(expected);
-    expect(t.requestsFor('/dist/wasm/wasm-llm-st-relaxed-web.wasm')).toHaveLength(1);
-    expect(t.requests.filter((r) => r.path.includes('wasm-llm-mt'))).toEqual([]);
-  });
-
-  it('defaults to one thread', async () => {
-    const result = await greedy(t.page, MODEL_URL);
-    expect(result.info).toMatchObject({ threads: 1, threaded: false });
-    expect(result.text).toBe(expected);
-  });
-
-  kernelTests(() => t, 'st');
-  streamingAndAbortTests(() => t.page);
 });
