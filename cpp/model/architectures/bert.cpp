@@ -49,18 +49,20 @@ Status encoder_config(ConfigKeys& keys, ModelConfig* c) {
   return require_attention_layers(*c);
 }
 
+// llama.cpp refuses a bert or nomic-bert file that names no token types.
+Status require_token_types(const ConfigKeys& keys, const ModelConfig& c) {
+  if (!keys.reading() || c.n_token_types > 0) return {};
+  return Status::error(ErrorCode::kBadFile, "%s: the file names no token types (tokenizer.ggml.token_type_count)",
+                       c.arch_name.c_str());
+}
+
 Status bert_config(ConfigKeys& keys, ModelConfig* c) {
-  if (keys.reading() && c->n_token_types == 0) {  // llama.cpp refuses these
-    return Status::error(ErrorCode::kBadFile, "bert: the file names no token types (tokenizer.ggml.token_type_count)");
-  }
+  WLLM_RETURN_IF_ERROR(require_token_types(keys, *c));
   return encoder_config(keys, c);
 }
 
 Status nomic_bert_config(ConfigKeys& keys, ModelConfig* c) {
-  if (keys.reading() && c->n_token_types == 0) {
-    return Status::error(ErrorCode::kBadFile, "nomic-bert: the file names no token types "
-                         "(tokenizer.ggml.token_type_count)");
-  }
+  WLLM_RETURN_IF_ERROR(require_token_types(keys, *c));
   c->rope_neox = true;
   return encoder_config(keys, c);
 }
