@@ -8,7 +8,7 @@
 // "hello" repeated, then [SEP] with a BERT vocabulary), after a warm-up call.
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { embedTexts } from './embed-texts.js';
+import { embedTexts, timeEmbedding } from './embedding-workload.js';
 
 const [engine, model, tokensArg, countArg, threadsArg] = process.argv.slice(2);
 const tokens = Number(tokensArg);
@@ -18,15 +18,7 @@ const contextSize = 512;
 
 async function oursNode() {
   const { LLM } = await import('../js/index.js');
-  const llm = await LLM.load(model, { threads, contextSize, cache: false });
-  try {
-    await llm.embed(texts.slice(0, 2));
-    const started = performance.now();
-    await llm.embed(texts);
-    return (performance.now() - started) / 1000;
-  } finally {
-    await llm.dispose();
-  }
+  return timeEmbedding(LLM, model, { threads, contextSize }, texts);
 }
 
 async function oursChromium() {

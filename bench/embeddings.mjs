@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { embedTexts } from './embed-texts.js';
+import { embedTexts } from './embedding-workload.js';
 
 const execFileP = promisify(execFile);
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');

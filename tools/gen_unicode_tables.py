@@ -116,18 +116,24 @@ def nfd_first(cpt: int, decomposition: dict[int, list[int]]) -> int:
     return cpt
 
 
-def write_pairs(out: list[str], name: str, pairs: list[tuple[int, int]]) -> None:
-    out.append(f"const CptPair {name}[{len(pairs)}] = {{")
+def write_table(out: list[str], c_type: str, name: str, items: list[str], count_name: str = "") -> None:
+    """A C array `name` of `c_type` with the initialisers `items`, lines up to 100 wide, and its
+    count (`count_name`, default name + "Count")."""
+    out.append(f"const {c_type} {name}[{len(items)}] = {{")
     line = " "
-    for a, b in pairs:
-        item = f" {{0x{a:06X}, 0x{b:06X}}},"
+    for item in items:
+        item = f" {item},"
         if len(line) + len(item) > 100:
             out.append(line)
             line = " "
         line += item
     out.append(line)
     out.append("};")
-    out.append(f"const size_t {name}Count = {len(pairs)};")
+    out.append(f"const size_t {count_name or name + 'Count'} = {len(items)};")
+
+
+def write_pairs(out: list[str], name: str, pairs: list[tuple[int, int]]) -> None:
+    write_table(out, "CptPair", name, [f"{{0x{a:06X}, 0x{b:06X}}}" for a, b in pairs])
 
 
 def from_python() -> tuple[list[str], dict[int, int], dict[int, list[int]]]:
@@ -198,17 +204,8 @@ def main() -> int:
     out.append("")
     out.append("namespace wllm::unicode {")
     out.append("")
-    out.append(f"const CptRange kCptRanges[{len(ranges)}] = {{")
-    line = " "
-    for first, fl in ranges:
-        item = f" {{0x{first:06X}, 0x{fl:04X}}},"
-        if len(line) + len(item) > 100:
-            out.append(line)
-            line = " "
-        line += item
-    out.append(line)
-    out.append("};")
-    out.append(f"const size_t kCptRangeCount = {len(ranges)};")
+    write_table(out, "CptRange", "kCptRanges", [f"{{0x{first:06X}, 0x{fl:04X}}}" for first, fl in ranges],
+                "kCptRangeCount")
     out.append("")
     out.append("// Simple lowercase mappings {code point, lowercase}.")
     write_pairs(out, "kLowercase", sorted(lower.items()))

@@ -74,6 +74,20 @@ int64_t span_start(int64_t p, int window) {
 
 constexpr float kMasked = -std::numeric_limits<float>::infinity();
 
+// A tile's queries as one block of rows: the group's queries of each of its
+// `tokens` tokens (q: the first token's, rows q_dim apart) copied into
+// `tile` when there is more than one token; else q itself.
+const float* gather_queries(const float* q, int tokens, int64_t q_dim, int64_t group_floats, float* tile) {
+  if (tokens == 1) return q;
+  for (int t = 0; t < tokens; ++t) std::copy_n(q + t * q_dim, group_floats, tile + t * group_floats);
+  return tile;
+}
+
+// The inverse for a tile's outputs: each token's rows back to `out` (rows q_dim apart).
+void scatter_outputs(const float* tile, int tokens, int64_t q_dim, int64_t group_floats, float* out) {
+  for (int t = 0; t < tokens; ++t) std::copy_n(tile + t * group_floats, group_floats, out + t * q_dim);
+}
+
 // ALiBi's slope of each of n_heads query heads, as ggml's soft_max computes
 // it: m0^(h+1) for the first 2^floor(log2 n_heads) heads, m1^(2(h−that)+1)
 // after, with m0 = 2^(−max_bias/that) and m1 = 2^(−max_bias/2/that).
@@ -183,14 +197,9 @@ void Attention::run(const KvCache& cache, int l, const float* q_all, int n, int6
       const int64_t value_stride = copies ? span * 4 : static_cast<int64_t>(slots) * 2;
       // A token's queries of the group are contiguous; a tile of several
       // tokens gathers them into one block of rows (and scatters the output).
-      const float* q = q_all + static_cast<int64_t>(t0) * q_dim + head0;
       float* out = out_all + static_cast<int64_t>(t0) * q_dim + head0;
-      if (tokens > 1) {
-        for (int t = 0; t < tokens; ++t) {
-          std::copy_n(q + static_cast<int64_t>(t) * q_dim, group_floats, tile_q + t * group_floats);
-        }
-        q = tile_q;
-      }
+      const float* q = gather_queries(q_all + static_cast<int64_t>(t0) * q_dim + head0, tokens, q_dim, group_floats,
+                                      tile_q);
       float* result = tokens > 1 ? tile_out : out;
       // att[a, s] = q_a · k_s, then the softmax over the slots a's token sees.
       const int64_t n_slots = s1 - s0;
@@ -220,11 +229,7 @@ void Attention::run(const KvCache& cache, int l, const float* q_all, int n, int6
       // result[a, i] = Σ_s att[a, s] · v_s[i]: row i of the transposed values.
       gemm(rows, static_cast<int>(n_slots), value_rows, value_stride, head_dim, att, n_ctx_ * 4, acts, result,
            head_dim);
-      if (tokens > 1) {
-        for (int t = 0; t < tokens; ++t) {
-          std::copy_n(tile_out + t * group_floats, group_floats, out + static_cast<int64_t>(t) * q_dim);
-        }
-      }
+      if (tokens > 1) scatter_outputs(tile_out, tokens, q_dim, group_floats, out);
     }
   });
 }
@@ -259,14 +264,9 @@ void Attention::run_packed(int l, const float* q_all, const float* k, const floa
       const int s0 = first[t0], n_slots = (causal ? t0 + tokens : end[t0]) - s0;
       const float* key_rows = k + static_cast<int64_t>(s0) * kv_dim + static_cast<int64_t>(g) * head_dim;
       const float* value_rows = values_t + static_cast<int64_t>(g) * head_dim * values_stride + s0;
-      const float* q = q_all + static_cast<int64_t>(t0) * q_dim + head0;
       float* out = out_all + static_cast<int64_t>(t0) * q_dim + head0;
-      if (tokens > 1) {
-        for (int t = 0; t < tokens; ++t) {
-          std::copy_n(q + static_cast<int64_t>(t) * q_dim, group_floats, tile_q + t * group_floats);
-        }
-        q = tile_q;
-      }
+      const float* q = gather_queries(q_all + static_cast<int64_t>(t0) * q_dim + head0, tokens, q_dim, group_floats,
+                                      tile_q);
       float* result = tokens > 1 ? tile_out : out;
       // att[a, s] = q_a · k_s, then the softmax over the slots a's token sees.
       gemm(f32, head_dim, key_rows, kv_dim * 4, n_slots, q, head_dim * 4, acts, att, n_ctx_);
@@ -285,11 +285,7 @@ void Attention::run_packed(int l, const float* q_all, const float* k, const floa
       }
       // result[a, i] = Σ_s att[a, s] · v_s[i]: row i of the transposed values.
       gemm(f32, n_slots, value_rows, values_stride * 4, head_dim, att, n_ctx_ * 4, acts, result, head_dim);
-      if (tokens > 1) {
-        for (int t = 0; t < tokens; ++t) {
-          std::copy_n(tile_out + t * group_floats, group_floats, out + static_cast<int64_t>(t) * q_dim);
-        }
-      }
+      if (tokens > 1) scatter_outputs(tile_out, tokens, q_dim, group_floats, out);
     }
   });
 }
