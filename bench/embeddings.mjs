@@ -6,7 +6,7 @@
 // node-llama-cpp's API embeds one text per call. Prints one JSON line per
 // measurement, then a markdown table of texts/s and the ratio to llama.cpp.
 // `npm run bench` runs it after bench/run.mjs; alone:
-//   node bench/embeddings.mjs [--quick] [--node PATH]
+//   node bench/embeddings.mjs [--quick] [--node PATH] [--engines native,node,chromium,llama.cpp]
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -21,17 +21,17 @@ const cacheDir = join(repo, 'build/bench-models');
 const vocab = resolve(repo, '../shared/models/vocab/ggml-vocab-bert-bge.gguf');
 const TIMEOUT_MS = 15 * 60 * 1000;
 
-export async function embeddingBench({ quick = false, node = process.execPath } = {}) {
+export async function embeddingBench({ quick = false, node = process.execPath, only } = {}) {
   const types = quick ? ['q8_0'] : ['f16', 'q8_0'];
   const threadCounts = quick ? [1] : [1, 2];
   // Enough texts for a second or more natively; 256-token texts fill half a pass each.
   const cases = [{ tokens: 32, count: quick ? 64 : 256 }, { tokens: 256, count: quick ? 16 : 64 }];
   const engines = [
-    { name: 'ours native', run: native },
-    { name: 'ours wasm (Node)', run: (m, c, t) => runner(node, 'ours-node', m, c, t) },
-    { name: 'ours wasm (Chromium)', run: (m, c, t) => runner(process.execPath, 'ours-chromium', m, c, t) },
-    { name: 'llama.cpp native', run: (m, c, t) => runner(node, 'llama.cpp', m, c, t) },
-  ];
+    { key: 'native', name: 'ours native', run: native },
+    { key: 'node', name: 'ours wasm (Node)', run: (m, c, t) => runner(node, 'ours-node', m, c, t) },
+    { key: 'chromium', name: 'ours wasm (Chromium)', run: (m, c, t) => runner(process.execPath, 'ours-chromium', m, c, t) },
+    { key: 'llama.cpp', name: 'llama.cpp native', run: (m, c, t) => runner(node, 'llama.cpp', m, c, t) },
+  ].filter((e) => !only || only.includes(e.key));
   const rows = [];
   for (const type of types) {
     const model = await modelFile(type);
@@ -104,6 +104,10 @@ async function runner(node, engine, model, { tokens, count }, threads) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const i = process.argv.indexOf('--node');
-  await embeddingBench({ quick: process.argv.includes('--quick'), node: i < 0 ? undefined : resolve(process.argv[i + 1]) });
+  const flag = (name) => {
+    const i = process.argv.indexOf(name);
+    return i < 0 ? undefined : process.argv[i + 1];
+  };
+  await embeddingBench({ quick: process.argv.includes('--quick'), node: flag('--node') && resolve(flag('--node')),
+    only: flag('--engines')?.split(',') });
 }

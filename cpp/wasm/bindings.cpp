@@ -362,9 +362,9 @@ class WasmEngine {
   }
 
   // The finished job's results: an array of Float32Array (copies, outside the heap).
-  val embedding_results() const {
+  val embedding_results() {
     val out = val::array();
-    EmbeddingJob* job = const_cast<Engine&>(engine_).embedding();
+    EmbeddingJob* job = engine_.embedding();
     if (!job) return out;
     const val float32_array = val::global("Float32Array");
     for (const std::vector<float>& r : job->results()) {
