@@ -57,6 +57,7 @@ describe.each([
         expect(out).toEqual(model.expected.scores.map(Math.fround));
       }
     }
-    expect(t.pageErrors).toEqual([]);
+    // No uncaught errors (the test page has no favicon: that 404 is no error of ours).
+    expect(t.pageErrors.filter((e) => !e.includes('favicon.ico'))).toEqual([]);
   }, 600_000);
 });
