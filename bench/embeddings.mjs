@@ -45,7 +45,7 @@ export async function embeddingBench({ quick = false, node = process.execPath, o
             results[engine.name] = { error: String(error.message).split('\n')[0] };
           }
           console.log(JSON.stringify({ measurement: 'embeddings', shape: 'bge-small', type, ...c, threads,
-            engine: engine.name, ...results[engine.name] }));
+            ...results[engine.name], engine: engine.name }));
         }
         rows.push({ type, threads, ...c, results });
       }
