@@ -1,5 +1,7 @@
 // One embedding measurement in its own process: prints one JSON line
-// {engine, texts, tokens_per_text, seconds, texts_s}.
+// {engine, texts, tokens_per_text, seconds, texts_s}, and for the engines in
+// this process (ours in Node, llama.cpp) cpu_s: the process's CPU seconds
+// (all its threads) during the timed call, a figure a busy machine disturbs less.
 //   node bench/embed-run.mjs ENGINE MODEL TOKENS COUNT THREADS
 // ENGINE: ours-node (the package in this Node), ours-chromium (the browser
 // build in headless Chromium, bench/browser/ours-embed.html) or llama.cpp
@@ -16,9 +18,20 @@ const threads = Number(threadsArg);
 const texts = embedTexts(tokens, Number(countArg));
 const contextSize = 512;
 
+// The CPU seconds `run` takes alongside its result (user and system, every thread of this process).
+async function withCpu(run) {
+  const before = process.cpuUsage();
+  const seconds = await run();
+  const { user, system } = process.cpuUsage(before);
+  return { seconds, cpu: (user + system) / 1e6 };
+}
+
 async function oursNode() {
   const { LLM } = await import('../js/index.js');
-  return timeEmbedding(LLM, model, { threads, contextSize }, texts);
+  let cpu;
+  const seconds = await timeEmbedding(LLM, model, { threads, contextSize }, texts, (run) =>
+    withCpu(run).then((r) => ((cpu = r.cpu), r.seconds)));
+  return { seconds, cpu };
 }
 
 async function oursChromium() {
@@ -31,7 +44,7 @@ async function oursChromium() {
   });
   try {
     const url = `/bench-models/${path.basename(model)}`;
-    return await page.evaluate((o) => window.bench.run(o), { url, threads, contextSize, texts });
+    return { seconds: await page.evaluate((o) => window.bench.run(o), { url, threads, contextSize, texts }) };
   } finally {
     await close();
   }
@@ -44,9 +57,11 @@ async function llamaCpp() {
   const context = await loaded.createEmbeddingContext({ contextSize, batchSize: contextSize, threads });
   try {
     await context.getEmbeddingFor(texts[0]);
-    const started = performance.now();
-    for (const text of texts) await context.getEmbeddingFor(text);
-    return (performance.now() - started) / 1000;
+    return await withCpu(async () => {
+      const started = performance.now();
+      for (const text of texts) await context.getEmbeddingFor(text);
+      return (performance.now() - started) / 1000;
+    });
   } finally {
     await context.dispose();
     await loaded.dispose();
@@ -56,9 +71,9 @@ async function llamaCpp() {
 const run = { 'ours-node': oursNode, 'ours-chromium': oursChromium, 'llama.cpp': llamaCpp }[engine];
 try {
   if (!run) throw new Error(`unknown engine '${engine}'`);
-  const seconds = await run();
+  const { seconds, cpu } = await run();
   console.log(JSON.stringify({ engine, texts: texts.length, tokens_per_text: tokens, threads, seconds,
-    texts_s: texts.length / seconds }));
+    texts_s: texts.length / seconds, ...(cpu === undefined ? {} : { cpu_s: cpu }) }));
 } catch (error) {
   console.error(`embed-run (${engine}): ${String(error?.message ?? error).replace(/\s+/g, ' ')}`);
   process.exit(1);

@@ -10,17 +10,20 @@ export function embedTexts(tokens, count) {
 }
 
 // Seconds one llm.embed(texts) takes with the model `source` loaded by
-// `LLM` (the package's Node or browser class) with `options`.
-export async function timeEmbedding(LLM, source, options, texts) {
+// `LLM` (the package's Node or browser class) with `options`; `measure`
+// wraps the timed call (its promise of seconds) to take more figures.
+export async function timeEmbedding(LLM, source, options, texts, measure = (run) => run()) {
   const llm = await LLM.load(source, { cache: false, ...options });
   try {
     if (llm.info.threads !== options.threads) {
       throw new Error(`asked for ${options.threads} threads, the engine has ${llm.info.threads}`);
     }
     await llm.embed(texts.slice(0, 2));
-    const started = performance.now();
-    await llm.embed(texts);
-    return (performance.now() - started) / 1000;
+    return await measure(async () => {
+      const started = performance.now();
+      await llm.embed(texts);
+      return (performance.now() - started) / 1000;
+    });
   } finally {
     await llm.dispose();
   }
