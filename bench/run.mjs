@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--shapes a,b] [--types x,y] [--node PATH] [--browsers firefox,webkit]`:
+// `npm run bench [-- --quick] [--shapes a,b] [--types x,y] [--node PATH] [--browsers firefox,webkit] [--no-embeddings]`:
 // prefill and decode speed, load time and peak memory of our engine (native,
 // as wasm in Node and as wasm in headless Chromium) beside llama.cpp's native
 // build and wllama (llama.cpp as wasm) in Chromium, on synthetic models of
@@ -9,7 +9,8 @@
 // relaxed-SIMD build. --browsers: ours in these browser engines too (Firefox
 // ESR, WebKitGTK; bench/browser-run.mjs). Prints one JSON line per measurement, then markdown
 // tables with every engine's figures and its ratio to llama.cpp native, then a
-// summary of the ratios the project has targets for. Every engine runs in its
+// summary of the ratios the project has targets for; then embeddings per
+// second (bench/embeddings.mjs) unless --no-embeddings. Every engine runs in its
 // own process, one after another; on a shared machine the absolute figures are
 // noisy, the ratios within one run less so.
 import { execFile, execFileSync } from 'node:child_process';
@@ -252,3 +253,8 @@ const failures = rows.flatMap((r) => Object.entries(r.results).filter(([, v]) =>
   .map(([e, v]) => `${e} on ${r.shape} ${r.type}, ${r.threads} thread(s), prompt ${r.prompt}: ${v.error}`));
 if (failures.length) lines.push('', 'failed:', ...failures);
 console.log(lines.join('\n'));
+
+if (!process.argv.includes('--no-embeddings')) {
+  const { embeddingBench } = await import('./embeddings.mjs');
+  await embeddingBench({ quick, node: measuringNode });
+}

@@ -197,6 +197,22 @@ export interface MemoryInfo {
   total: number;
 }
 
+export interface EmbedOptions {
+  /** L2-normalise each embedding (default true), so a dot product is the cosine similarity. */
+  normalize?: boolean;
+  /**
+   * How the hidden states of a text's tokens make its embedding: their mean, the first
+   * token's ([CLS]), the last token's, or a reranker's classification head ('rank': its
+   * raw scores). Default: what the model file says (`info.pooling`).
+   */
+  pooling?: 'mean' | 'cls' | 'last' | 'rank';
+  signal?: AbortSignal;
+}
+
+export interface RankOptions {
+  signal?: AbortSignal;
+}
+
 export interface ModelInfo {
   /** The GGUF architecture as the engine reports it: 'llama', 'qwen2', 'qwen3', 'gemma3', ... */
   architecture: string;
@@ -211,6 +227,12 @@ export interface ModelInfo {
   trainingContext: number;
   /** Positions the sliding-window layers see (Gemma 2 and 3), or 0 when every layer sees the whole context. */
   slidingWindow: number;
+  /** An embedding model with no output layer (BERT and its kin): embed() and rank() only. */
+  encoder: boolean;
+  /** How embed() pools by default: the file's pooling_type, else 'last' (decoders) or 'mean'. */
+  pooling: 'mean' | 'cls' | 'last' | 'rank';
+  /** Whether the model has a classification head, so rank() can score documents. */
+  reranker: boolean;
   contextSize: number;
   threads: number;
   /** Tensor count per type, e.g. { f32: 9, q8_0: 48 }. */
@@ -294,6 +316,18 @@ export class LLM {
    * after an untimed warm-up, repeated while short (the median run is reported).
    */
   bench(options: BenchOptions): Promise<BenchResult>;
+  /**
+   * The embedding of `input`, or of each text of an array (texts that fit the context
+   * share a forward pass). Rejects with AbortError or GenerationError ('context_full' for a
+   * text longer than the context).
+   */
+  embed(input: string, options?: EmbedOptions): Promise<Float32Array>;
+  embed(input: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
+  /**
+   * How relevant each document is to `query`, from a reranker (`info.reranker`): a
+   * probability in [0, 1] per document, in their order.
+   */
+  rank(query: string, documents: readonly string[], options?: RankOptions): Promise<number[]>;
   /** Stops the engine worker and frees its memory; pending requests reject. */
   dispose(): Promise<void>;
 }
@@ -350,8 +384,13 @@ export type ErrorCode =
 /** The codes a LoadError carries: all but those of a running model, and AbortError's. */
 export type LoadErrorCode = Exclude<ErrorCode, 'context_full' | 'disposed' | 'aborted'>;
 
-/** The codes a GenerationError carries (it is also what tokenize, detokenize and bench reject with). */
-export type GenerationErrorCode = 'invalid_argument' | 'context_full' | 'disposed' | 'worker_failed' | 'internal';
+/**
+ * The codes a GenerationError carries (it is also what tokenize, detokenize, bench, embed
+ * and rank reject with; 'unsupported': generate on an embedding model, rank on a model
+ * that is no reranker).
+ */
+export type GenerationErrorCode =
+  | 'invalid_argument' | 'context_full' | 'unsupported' | 'disposed' | 'worker_failed' | 'internal';
 
 /** Base class of the errors wasm-llm rejects with. */
 export class LLMError extends Error {

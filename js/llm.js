@@ -5,6 +5,7 @@
 //     resolveSource(source, options) → {description, transfer}, cache }
 import { ChatFormatter } from './chat.js';
 import { WorkerClient } from './client.js';
+import { embedArguments, rankArguments } from './embed.js';
 import { AbortError, asInvalidArgument } from './errors.js';
 import {
   BENCH_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames,
@@ -151,6 +152,23 @@ export class LLM {
       return options;
     });
     return this.client.request('bench', { promptTokens, generateTokens });
+  }
+
+  // The embedding of a text (a Float32Array), or of each of an array of
+  // texts (an array of them). Texts that fit share a forward pass.
+  async embed(input, options = {}) {
+    const { texts, single, engineOptions, signal } = checkArguments(() => embedArguments(input, options));
+    if (texts.length === 0) return [];
+    const embeddings = await this.client.request('embed', { texts, options: engineOptions }, { signal });
+    return single ? embeddings[0] : embeddings;
+  }
+
+  // How relevant each of `documents` is to `query`: numbers in [0, 1] from
+  // a reranker, in the documents' order.
+  async rank(query, documents, options = {}) {
+    const request = checkArguments(() => rankArguments(query, documents, options));
+    if (request.documents.length === 0) return [];
+    return this.client.request('rank', { query: request.query, documents: request.documents }, { signal: request.signal });
   }
 
   // Stops the worker and frees its memory; pending requests reject, later calls fail.

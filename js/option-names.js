@@ -17,6 +17,8 @@ export const GENERATE_OPTIONS = Object.freeze([
 export const TOKENIZE_OPTIONS = Object.freeze(['addSpecial', 'parseSpecial']);
 export const FORMAT_CHAT_OPTIONS = Object.freeze(['addGenerationPrompt']);
 export const BENCH_OPTIONS = Object.freeze(['promptTokens', 'generateTokens']);
+export const EMBED_OPTIONS = Object.freeze(['normalize', 'pooling', 'signal']);
+export const RANK_OPTIONS = Object.freeze(['signal']);
 
 // What other libraries (llama.cpp, transformers, wllama) call some of them,
 // by normalized name (see normalize).

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Writes cpp/tokenizer/unicode_tables.cpp: the code-point category table the
-byte-level BPE pre-tokenizers need (design-notes §7, "Unicode without a Unicode
-library").
+"""Writes cpp/tokenizer/unicode_tables.cpp: the code-point tables the
+tokenizers need (design-notes §7, "Unicode without a Unicode library").
 
-One sorted table of ranges {first code point, flags}; a range runs up to the
-next entry's first code point. Flags follow llama.cpp's unicode_cpt_flags
-(src/unicode.h): one general-category group bit (L, N, P, S, M, Z, C, or
-"undefined" for unassigned code points) plus a White_Space bit, so one binary
-search answers every question a splitter asks.
+- The categories: one sorted table of ranges {first code point, flags}; a
+  range runs up to the next entry's first code point. Flags follow llama.cpp's
+  unicode_cpt_flags (src/unicode.h): one general-category group bit (L, N, P,
+  S, M, Z, C, or "undefined" for unassigned code points) plus a White_Space
+  bit, so one binary search answers every question a splitter asks.
+- Lower case (WordPiece's normaliser): each code point with a simple
+  lowercase mapping (UnicodeData.txt field 13) and that mapping, sorted.
+- NFD (WordPiece strips accents): each code point whose canonical
+  decomposition starts with another code point, and that first code point
+  of its full decomposition (the one character llama.cpp keeps), sorted.
 
 Data source, in order of preference:
   1. UnicodeData.txt (--ucd PATH, default /usr/share/unicode/UnicodeData.txt,
@@ -70,13 +74,16 @@ UNICODE_15_1_ADDITIONS = [
 ]
 
 
-def categories_from_ucd(path: str) -> list[str]:
+def read_ucd(path: str) -> tuple[list[str], dict[int, int], dict[int, list[int]]]:
+    """Categories of every code point, simple lowercase mappings, canonical decompositions."""
     cats = ["Cn"] * MAX_CODEPOINTS
+    lower: dict[int, int] = {}
+    decomposition: dict[int, list[int]] = {}
     first = None
     with open(path, encoding="utf-8") as f:
         for line in f:
             fields = line.rstrip("\n").split(";")
-            if len(fields) < 3:
+            if len(fields) < 14:
                 continue
             cpt = int(fields[0], 16)
             name, cat = fields[1], fields[2].strip()
@@ -89,11 +96,57 @@ def categories_from_ucd(path: str) -> list[str]:
                 first = None
                 continue
             cats[cpt] = cat
-    return cats
+            if fields[13]:
+                lower[cpt] = int(fields[13], 16)
+            if fields[5] and not fields[5].startswith("<"):  # canonical, not compatibility
+                decomposition[cpt] = [int(x, 16) for x in fields[5].split()]
+    return cats, lower, decomposition
 
 
-def categories_from_python() -> list[str]:
-    return [unicodedata.category(chr(c)) for c in range(MAX_CODEPOINTS)]
+# Hangul syllables decompose by formula (Unicode 3.12): the first jamo.
+HANGUL_FIRST, HANGUL_COUNT, HANGUL_L, HANGUL_PER_L = 0xAC00, 11172, 0x1100, 21 * 28
+
+
+def nfd_first(cpt: int, decomposition: dict[int, list[int]]) -> int:
+    """The first code point of cpt's full canonical decomposition."""
+    if HANGUL_FIRST <= cpt < HANGUL_FIRST + HANGUL_COUNT:
+        return HANGUL_L + (cpt - HANGUL_FIRST) // HANGUL_PER_L
+    while cpt in decomposition:
+        cpt = decomposition[cpt][0]
+    return cpt
+
+
+def write_table(out: list[str], c_type: str, name: str, items: list[str], count_name: str = "") -> None:
+    """A C array `name` of `c_type` with the initialisers `items`, lines up to 100 wide, and its
+    count (`count_name`, default name + "Count")."""
+    out.append(f"const {c_type} {name}[{len(items)}] = {{")
+    line = " "
+    for item in items:
+        item = f" {item},"
+        if len(line) + len(item) > 100:
+            out.append(line)
+            line = " "
+        line += item
+    out.append(line)
+    out.append("};")
+    out.append(f"const size_t {count_name or name + 'Count'} = {len(items)};")
+
+
+def write_pairs(out: list[str], name: str, pairs: list[tuple[int, int]]) -> None:
+    write_table(out, "CptPair", name, [f"{{0x{a:06X}, 0x{b:06X}}}" for a, b in pairs])
+
+
+def from_python() -> tuple[list[str], dict[int, int], dict[int, list[int]]]:
+    cats = [unicodedata.category(chr(c)) for c in range(MAX_CODEPOINTS)]
+    lower, decomposition = {}, {}
+    for c in range(MAX_CODEPOINTS):
+        low = chr(c).lower()
+        if len(low) == 1 and ord(low) != c:
+            lower[c] = ord(low)
+        d = unicodedata.decomposition(chr(c))
+        if d and not d.startswith("<"):
+            decomposition[c] = [int(x, 16) for x in d.split()]
+    return cats, lower, decomposition
 
 
 def main() -> int:
@@ -105,7 +158,7 @@ def main() -> int:
     args = ap.parse_args()
 
     if os.path.exists(args.ucd):
-        cats = categories_from_ucd(args.ucd)
+        cats, lower, decomposition = read_ucd(args.ucd)
         source = "UnicodeData.txt"
         readme = os.path.join(os.path.dirname(args.ucd), "ReadMe.txt")
         if os.path.exists(readme):
@@ -116,7 +169,7 @@ def main() -> int:
     else:
         print(f"warning: {args.ucd} not found; using Python's unicodedata "
               f"(Unicode {unicodedata.unidata_version})", file=sys.stderr)
-        cats = categories_from_python()
+        cats, lower, decomposition = from_python()
         source = f"Python unicodedata {unicodedata.unidata_version}"
 
     # Kawi (U+11F00), new in 15.0: its absence means a pre-15.0 source.
@@ -146,21 +199,21 @@ def main() -> int:
     out.append("//")
     out.append("// Code-point flags as llama.cpp's unicode_cpt_flags: one category group bit plus")
     out.append("// White_Space. Entry i covers [first_i, first_{i+1}); the last runs to U+10FFFF.")
+    out.append("// Then the lowercase and NFD tables of the WordPiece normaliser.")
     out.append('#include "tokenizer/unicode.h"')
     out.append("")
     out.append("namespace wllm::unicode {")
     out.append("")
-    out.append(f"const CptRange kCptRanges[{len(ranges)}] = {{")
-    line = " "
-    for first, fl in ranges:
-        item = f" {{0x{first:06X}, 0x{fl:04X}}},"
-        if len(line) + len(item) > 100:
-            out.append(line)
-            line = " "
-        line += item
-    out.append(line)
-    out.append("};")
-    out.append(f"const size_t kCptRangeCount = {len(ranges)};")
+    write_table(out, "CptRange", "kCptRanges", [f"{{0x{first:06X}, 0x{fl:04X}}}" for first, fl in ranges],
+                "kCptRangeCount")
+    out.append("")
+    out.append("// Simple lowercase mappings {code point, lowercase}.")
+    write_pairs(out, "kLowercase", sorted(lower.items()))
+    out.append("")
+    out.append("// {code point, first code point of its canonical decomposition} where they differ.")
+    nfd = [(c, nfd_first(c, decomposition)) for c in sorted(decomposition)]
+    nfd += [(c, nfd_first(c, decomposition)) for c in range(HANGUL_FIRST, HANGUL_FIRST + HANGUL_COUNT)]
+    write_pairs(out, "kNfdFirst", sorted(p for p in nfd if p[0] != p[1]))
     out.append("")
     out.append("}  // namespace wllm::unicode")
     with open(args.output, "w", encoding="utf-8") as f:

@@ -1,8 +1,9 @@
 // The demo page's wiring: a model is picked and loaded, then text is
-// generated (completion or chat) while the figures update. One thing runs at
-// a time; body[data-state] says which ('idle', 'loading' or 'generating') and
-// the buttons follow it. Every failure ends in a readable message and back
-// in 'idle', so the page stays usable.
+// generated (completion or chat) while the figures update, or sentences are
+// searched by meaning. One thing runs at a time; body[data-state] says which
+// ('idle', 'loading', 'generating' or 'searching') and the buttons follow
+// it. Every failure ends in a readable message and back in 'idle', so the
+// page stays usable.
 import { LLM } from '../js/browser.js';
 import { CachePanel } from './cache-panel.js';
 import { CompletionView } from './completion.js';
@@ -10,6 +11,7 @@ import { Conversation } from './conversation.js';
 import { generateErrorText, loadErrorText } from './error-text.js';
 import { LoadProgress, loadedText } from './load-progress.js';
 import { ModelPicker } from './model-picker.js';
+import { SearchPanel } from './search-panel.js';
 import { Settings } from './settings.js';
 import { Stats } from './stats.js';
 
@@ -40,6 +42,9 @@ const cache = new CachePanel(
   { summary: $('cache-summary'), list: $('cache-list'), clear: $('clear-cache') },
   (error) => showError({ title: 'Could not clear the cache.', detail: error.message }),
 );
+const searchPanel = new SearchPanel({
+  sentences: $('search-sentences'), query: $('search-query'), status: $('search-status'), results: $('search-results'),
+});
 const picker = new ModelPicker(
   { presetForm: $('preset-form'), preset: $('preset'), urlForm: $('url-form'), url: $('model-url'),
     file: $('model-file'), dropZone: $('drop-zone') },
@@ -57,6 +62,10 @@ $('prompt').addEventListener('keydown', (event) => {
   }
 });
 $('stop').addEventListener('click', () => page.running?.abort());
+$('search-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  search();
+});
 $('new-chat').addEventListener('click', () => conversation.reset());
 for (const radio of document.querySelectorAll('input[name="mode"]')) radio.addEventListener('change', showMode);
 document.querySelector('.error-dismiss').addEventListener('click', clearError);
@@ -155,13 +164,36 @@ async function generate() {
   }
 }
 
+// Ranks the search panel's sentences against its query with the loaded model.
+async function search() {
+  if (page.state !== 'idle' || !page.llm) return;
+  clearError();
+  const controller = new AbortController();
+  page.running = controller;
+  setState('searching');
+  try {
+    await searchPanel.search(page.llm, controller.signal);
+  } catch (error) {
+    $('search-status').textContent = '';
+    if (error?.code !== 'aborted') {
+      const tooLong = error?.code === 'context_full';
+      showError({ title: tooLong ? 'A sentence is too long for the context.' : 'The search failed.',
+        detail: error?.message ?? String(error) });
+    }
+  } finally {
+    page.running = null;
+    setState('idle');
+  }
+}
+
 function setState(state) {
   page.state = state;
   document.body.dataset.state = state;
   const idle = state === 'idle';
   picker.setEnabled(idle);
   cache.setBusy(!idle);
-  $('generate').disabled = !idle || !page.llm;
+  $('generate').disabled = !idle || !page.llm || page.llm.info.encoder;
+  $('search').disabled = !idle || !page.llm;
   $('stop').disabled = state !== 'generating';
   $('new-chat').disabled = !idle;
   for (const radio of document.querySelectorAll('input[name="mode"]')) radio.disabled = !idle;

@@ -269,6 +269,28 @@ export class EngineHost {
     }
   }
 
+  // The embeddings of `texts` (Float32Array each); options {pooling, normalize}.
+  // A batch of texts takes one forward pass, or several; an abort is seen
+  // between passes.
+  embed(texts, options, signal) {
+    return this.#runEmbeddingJob(() => this.engine.startEmbedding(texts, options), signal);
+  }
+
+  // The relevance of each of `documents` to `query` (a reranker): numbers in [0, 1].
+  async rank(query, documents, signal) {
+    const results = await this.#runEmbeddingJob(() => this.engine.startRanking(query, documents), signal);
+    return results.map((scores) => scores[0]);
+  }
+
+  async #runEmbeddingJob(start, signal) {
+    checkRequest(start());
+    for (;;) {
+      if (signal.aborted) throw new AbortError('the request was aborted');
+      if (!checkRequest(this.engine.embeddingStep()).more) return this.engine.embeddingResults();
+      await this.platform.yieldToEventLoop();
+    }
+  }
+
   // The speed benchmark (cpp/engine/bench.h): a prefill of `promptTokens`
   // pseudo-random tokens, then `generateTokens` greedy decode steps, in one
   // blocking call. Returns their timings and the threads that ran work.

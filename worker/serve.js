@@ -7,6 +7,7 @@
 //   caller → worker: {id, type: 'load', source, options} | {id, type: 'generate', prompt, options}
 //                    | {id, type: 'tokenize', text, addSpecial, parseSpecial} | {id, type: 'detokenize', ids}
 //                    | {id, type: 'bench', promptTokens, generateTokens}
+//                    | {id, type: 'embed', texts, options} | {id, type: 'rank', query, documents}
 //                    | {type: 'abort', id}
 //   worker → caller: {type: 'ready'} | {type: 'init-error', message}  (once, at start)
 //                    | {id, type: 'progress', progress} | {id, type: 'text', text}
@@ -28,6 +29,8 @@ export function serve(post, createHost) {
     tokenize: (msg) => host.tokenize(msg.text, msg.addSpecial, msg.parseSpecial),
     detokenize: (msg) => host.detokenize(msg.ids),
     bench: (msg) => host.bench(msg.promptTokens, msg.generateTokens),
+    embed: (msg, signal) => host.embed(msg.texts, msg.options, signal),
+    rank: (msg, signal) => host.rank(msg.query, msg.documents, signal),
   };
 
   async function handle(msg, controller) {

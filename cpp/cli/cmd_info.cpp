@@ -57,7 +57,13 @@ Status run(int argc, char** argv) {
     const int ctx = ctx_arg > 0 ? static_cast<int>(std::min<int64_t>(ctx_arg, c.n_ctx_train)) : std::min(c.n_ctx_train, 4096);
     std::printf("memory:        weights %.2f MiB + KV cache %.2f MiB (f16, %d positions)\n", mib(file.data_size()),
                 mib(Transformer::plan_kv_cache_bytes(c, ctx)), ctx);
-    if (!file.find_tensor("output.weight")) std::printf("output:        tied to token_embd\n");
+    if (c.encoder) {
+      std::printf("output:        none: an encoder (%s attention), embeddings pooled by %s%s\n",
+                  c.causal ? "causal" : "bidirectional", pooling_name(c.pooling),
+                  c.cls_head || c.cls_out ? ", with a reranker's classification head" : "");
+    } else if (!file.find_tensor("output.weight")) {
+      std::printf("output:        tied to token_embd\n");
+    }
   } else {
     std::printf("architecture:  not loadable: %s\n", config.status().message().c_str());
   }

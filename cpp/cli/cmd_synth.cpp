@@ -47,7 +47,7 @@ constexpr const char* kUsage =
     "usage: wasm-llm synth --shape NAME|DIMS --type TYPE --vocab VOCAB.gguf -o OUT.gguf\n"
     "                      [--arch ARCH] [--head-dim N] [--sliding-window N] [--seed S] [--ctx N]\n"
     "                      [--tied] [--pure] [--threads N]\n"
-    "                      [--chat-template FILE]\n"
+    "                      [--chat-template FILE] [--pooling mean|cls|last] [--reranker]\n"
     "  NAME: %s\n"
     "  DIMS: DIMxLAYERS[:HEADS/KVHEADS[:FFN]], e.g. 256x2:4/2:512 (default heads dim/64,\n"
     "        FFN 8/3·dim rounded up to 256; head width dim/heads unless --head-dim)\n"
@@ -95,6 +95,14 @@ const Shape kNamedShapes[] = {
     {"gpt2-124m", "gpt2", 768, 12, 12, 12, 3072, 1024, 10000.0f, true},
     {"lfm2-350m", "lfm2", 1024, 16, 16, 8, 4608, 128000, 1000000.0f, true},
     {"lfm2-1.2b", "lfm2", 2048, 16, 32, 8, 8192, 128000, 1000000.0f, true},
+    // Embedding models (encoders have no output layer; `tied` is moot).
+    {"all-minilm-l6", "bert", 384, 6, 12, 12, 1536, 512, 10000.0f, true},
+    {"bge-small", "bert", 384, 12, 12, 12, 1536, 512, 10000.0f, true},
+    {"bge-base", "bert", 768, 12, 12, 12, 3072, 512, 10000.0f, true},
+    {"nomic-embed-v1.5", "nomic-bert", 768, 12, 12, 12, 3072, 2048, 1000.0f, true},
+    {"jina-v2-small", "jina-bert-v2", 512, 4, 8, 8, 2048, 8192, 10000.0f, true},
+    {"jina-v2-base", "jina-bert-v2", 768, 12, 12, 12, 3072, 8192, 10000.0f, true},
+    {"qwen3-embedding-0.6b", "qwen3", 1024, 28, 16, 8, 3072, 32768, 1000000.0f, true, 128},
 };
 
 bool iequals(const std::string& a, const char* b) {
@@ -323,6 +331,7 @@ ModelConfig synth_config(const Shape& s, const Architecture* arch, int64_t n_voc
   ModelConfig c;
   c.arch = arch;
   c.arch_name = arch->name;
+  c.encoder = arch->encoder;
   c.name = "synth-" + s.name;
   c.n_vocab = static_cast<int>(n_vocab);
   c.dim = s.dim;
@@ -337,14 +346,43 @@ ModelConfig synth_config(const Shape& s, const Architecture* arch, int64_t n_voc
   c.tied_output = s.tied;
   c.layers.assign(s.n_layers, LayerConfig{true, s.n_kv_heads, 0, true});
   arch->synth_defaults(&c);
+  if (s.name == "qwen3-embedding-0.6b") c.pooling = Pooling::kLast;
   return c;
 }
 
+// A reranker of the architecture's kind: rank pooling through a
+// classification head, as llama.cpp reads them (bert: a dense layer and a
+// one-score projection; jina-bert-v2: one dense layer to one score; qwen3:
+// a projection to the "yes" and "no" scores, with a rerank template).
+Status make_reranker(ModelConfig* c) {
+  c->pooling = Pooling::kRank;
+  if (c->arch_name == "bert" || c->arch_name == "nomic-bert") {
+    c->cls_head = c->cls_out = true;
+  } else if (c->arch_name == "jina-bert-v2") {
+    c->cls_head = true;
+  } else if (c->arch_name == "qwen3") {
+    c->cls_out = true;
+    c->n_cls_out = 2;
+  } else {
+    return Status::error(ErrorCode::kInvalidArgument, "--reranker: %s has no classification head",
+                         c->arch_name.c_str());
+  }
+  return {};
+}
+
+// Qwen3-Reranker's template (llama.cpp's converter writes it).
+constexpr const char* kQwen3RerankTemplate =
+    "<|im_start|>system\nJudge whether the Document meets the requirements based on the Query and the Instruct "
+    "provided. Note that the answer can only be \"yes\" or \"no\".<|im_end|>\n<|im_start|>user\n<Instruct>: Given a web "
+    "search query, retrieve relevant passages that answer the query\n<Query>: {query}\n<Document>: {document}"
+    "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n";
+
 Status run(int argc, char** argv) {
-  Args args(argc, argv, {"--pure", "--tied"});
+  Args args(argc, argv, {"--pure", "--tied", "--reranker"});
   WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known({"--shape", "--type", "--vocab", "-o", "--output", "--arch", "--head-dim", "--sliding-window",
-                                         "--seed", "--ctx", "--pure", "--tied", "-t", "--threads", "--chat-template"}));
+  WLLM_RETURN_IF_ERROR(args.check_known({"--shape", "--type", "--vocab", "-o", "--output", "--arch", "--head-dim",
+                                         "--sliding-window", "--seed", "--ctx", "--pure", "--tied", "-t", "--threads",
+                                         "--chat-template", "--pooling", "--reranker"}));
   const std::string shape_spec = args.get_string({"--shape"});
   const std::string type_name = args.get_string({"--type"});
   const std::string vocab_path = args.get_string({"--vocab"});
@@ -389,6 +427,22 @@ Status run(int argc, char** argv) {
 
   GgufWriter w;
   ModelConfig config = synth_config(shape, arch, n_vocab);
+  // Token types as the vocabulary's model had them (an encoder's token_types rows).
+  constexpr std::string_view kTokenTypeCount = "tokenizer.ggml.token_type_count";
+  if (config.n_token_types > 0 && vocab.find(kTokenTypeCount)) {
+    WLLM_ASSIGN_OR_RETURN(const uint64_t types, vocab.get_uint(kTokenTypeCount));
+    if (types < 1 || types > 1024) return Status::error(ErrorCode::kBadFile, "%s: %llu token types", vocab_path.c_str(),
+                                                        static_cast<unsigned long long>(types));
+    config.n_token_types = static_cast<int>(types);
+  }
+  if (args.has("--pooling")) {
+    const std::string name = args.get_string({"--pooling"});
+    if (!parse_pooling(name, &config.pooling) || config.pooling == Pooling::kRank) {
+      return Status::error(ErrorCode::kInvalidArgument, "--pooling '%s' is not one of none, mean, cls, last (a "
+                           "reranker: --reranker)", name.c_str());
+    }
+  }
+  if (args.has("--reranker")) WLLM_RETURN_IF_ERROR(make_reranker(&config));
   // The window of sliding-window layers (architectures that have them).
   WLLM_ASSIGN_OR_RETURN(const int64_t window, args.get_int({"--sliding-window"}, config.sliding_window));
   if (window < 0 || window > (1 << 24)) return Status::error(ErrorCode::kInvalidArgument, "--sliding-window must be 0 to 2^24");
@@ -399,7 +453,12 @@ Status run(int argc, char** argv) {
   WLLM_RETURN_IF_ERROR(w.set_u32("general.alignment", 32));
   if (type_traits(scheme->base).block_size > 1) WLLM_RETURN_IF_ERROR(w.set_u32("general.quantization_version", 2));
   for (const GgufKV& kv : vocab.kvs()) {
-    if (kv.key.starts_with("tokenizer.")) WLLM_RETURN_IF_ERROR(w.copy_kv(kv));
+    if (kv.key.starts_with("tokenizer.") && !(kv.key == kTokenTypeCount && config.n_token_types > 0)) {
+      WLLM_RETURN_IF_ERROR(w.copy_kv(kv));
+    }
+  }
+  if (config.rank_softmax && config.pooling == Pooling::kRank) {
+    WLLM_RETURN_IF_ERROR(w.set_string("tokenizer.chat_template.rerank", kQwen3RerankTemplate));
   }
   // A chat template (Jinja, as in real models) for tests of chat formatting.
   if (const std::string template_path = args.get_string({"--chat-template"}); !template_path.empty()) {
@@ -439,11 +498,12 @@ Status run(int argc, char** argv) {
 
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr,
-               "synth %s (%s, dim %d, %d layers, %d/%d heads of %d, ffn %d, ctx %d, vocab %lld%s) as %s%s: %s in "
-               "%.1f s, %d fallback tensors\n",
+               "synth %s (%s, dim %d, %d layers, %d/%d heads of %d, ffn %d, ctx %d, vocab %lld%s%s%s) as %s%s: %s "
+               "in %.1f s, %d fallback tensors\n",
                out_path.c_str(), config.arch_name.c_str(), config.dim, config.n_layers, config.n_heads,
                config.n_kv_heads, config.head_dim, config.ffn_dim, config.n_ctx_train, static_cast<long long>(n_vocab),
-               config.tied_output ? ", tied" : "", scheme->name, args.has("--pure") ? " (pure)" : "",
+               config.tied_output && !config.encoder ? ", tied" : "", config.pooling != Pooling::kNone ? ", pooling " : "",
+               config.pooling != Pooling::kNone ? pooling_name(config.pooling) : "", scheme->name, args.has("--pure") ? " (pure)" : "",
                format_bytes(w.file_size()).c_str(), secs, n_fallback);
   return {};
 }

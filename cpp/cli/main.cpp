@@ -37,7 +37,11 @@ constexpr const char* kUsage =
     "  synth --shape NAME|DIMS --type TYPE --vocab VOCAB.gguf -o OUT.gguf\n"
     "                      write a random-weight model of a real shape\n"
     "  logits -m FILE --tokens ID,ID,... -o OUT.f32\n"
-    "                      write every position's next-token logits (for parity tests)\n";
+    "                      write every position's next-token logits (for parity tests)\n"
+    "  embed -m FILE [--pooling mean|cls|last|rank] [--no-normalize] (TEXT... | --file F)\n"
+    "                      print each text's embedding (JSON)\n"
+    "  embed -m FILE --rank QUERY (DOCUMENT... | --file F)\n"
+    "                      print each document's relevance to QUERY from a reranker (JSON)\n";
 
 struct Command {
   const char* name;
@@ -48,7 +52,7 @@ constexpr Command kCommands[] = {
     {"generate", wllm::cli::cmd_generate}, {"tokenize", wllm::cli::cmd_tokenize},
     {"info", wllm::cli::cmd_info},         {"quantize", wllm::cli::cmd_quantize},
     {"bench", wllm::cli::cmd_bench},       {"synth", wllm::cli::cmd_synth},
-    {"logits", wllm::cli::cmd_logits},
+    {"logits", wllm::cli::cmd_logits},     {"embed", wllm::cli::cmd_embed},
 };
 
 }  // namespace

@@ -106,11 +106,12 @@ QuantPlanner::QuantPlanner(const QuantScheme& scheme, bool pure, std::span<const
 TensorChoice QuantPlanner::choose(std::string_view name, int n_dims, int64_t ne0) {
   // llama.cpp's tensor_allows_quantization, for the tensors of the supported
   // architectures: only 2-D+ "*weight" tensors that are not norms, learned
-  // positions (gpt2) or convolution taps (lfm2). The rest stays f32 (the
-  // engine reads norms, biases, rope factors and taps as f32).
+  // positions (gpt2, bert), token types (encoders) or convolution taps
+  // (lfm2). The rest stays f32 (the engine reads norms, biases, rope factors
+  // and taps as f32).
   const bool quantizable = n_dims >= 2 && ends_with(name, "weight") && !contains(name, "_norm.weight") &&
                            !contains(name, "ffn_gate_inp.weight") && name != "position_embd.weight" &&
-                           !contains(name, "shortconv.conv.weight");
+                           name != "token_types.weight" && !contains(name, "shortconv.conv.weight");
   if (!quantizable) return {TensorType::kF32, TensorType::kF32, false};
 
   const TensorType base = scheme_.base;

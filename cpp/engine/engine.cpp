@@ -21,6 +21,7 @@ Engine::~Engine() = default;
 Status Engine::begin_load(std::span<const uint8_t> prefix, uint64_t file_size, const LoadOptions& options,
                           uint64_t* needed_prefix_bytes) {
   generation_.reset();  // it refers to the model
+  embedding_.reset();
   constraints_.clear();  // it refers to the tokenizer
   model_.reset();
   weights_.reset();
@@ -87,6 +88,10 @@ MemoryReport Engine::memory() const {
 
 Status Engine::eval_logits(const std::vector<int32_t>& tokens, std::vector<float>* logits) {
   if (!model_) return Status::error(ErrorCode::kInvalidArgument, "no model is loaded");
+  if (config_.encoder) {
+    return Status::error(ErrorCode::kUnsupported, "%s is an embedding model: it gives no logits",
+                         config_.arch_name.c_str());
+  }
   if (tokens.size() > static_cast<size_t>(n_ctx_)) {
     return Status::error(ErrorCode::kContextFull, "%zu tokens do not fit the context of %d", tokens.size(), n_ctx_);
   }
@@ -107,7 +112,12 @@ Status Engine::eval_logits(const std::vector<int32_t>& tokens, std::vector<float
 
 Status Engine::start_generation(std::string_view prompt, const GenerateOptions& options) {
   generation_.reset();
+  embedding_.reset();
   if (!model_) return Status::error(ErrorCode::kInvalidArgument, "no model is loaded");
+  if (config_.encoder) {
+    return Status::error(ErrorCode::kUnsupported, "%s is an embedding model: it has no output layer to generate text "
+                         "with (use embed)", config_.arch_name.c_str());
+  }
   if (options.max_tokens < 0) return Status::error(ErrorCode::kInvalidArgument, "max tokens must not be negative");
   WLLM_ASSIGN_OR_RETURN(Sampler sampler, Sampler::create(options.sampling, config_.n_vocab));
   std::vector<int32_t> tokens = tokenizer_->encode(prompt, options.add_special, options.parse_special);
@@ -149,6 +159,123 @@ Result<GenerateStats> Engine::generate(std::string_view prompt, const GenerateOp
   generation_.reset();
   if (!status.ok()) return status;
   return stats;
+}
+
+}  // namespace wllm
+
+namespace wllm {
+
+Pooling Engine::embedding_pooling(std::optional<Pooling> requested) const {
+  if (requested) return *requested;
+  if (config_.pooling != Pooling::kNone) return config_.pooling;
+  return config_.causal ? Pooling::kLast : Pooling::kMean;
+}
+
+Status Engine::start_job(std::vector<std::vector<int32_t>> inputs, Pooling pooling, EmbeddingJob::Output output) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].empty()) return Status::error(ErrorCode::kInvalidArgument, "text %zu has no tokens", i);
+    if (inputs[i].size() > static_cast<size_t>(n_ctx_)) {
+      return Status::error(ErrorCode::kContextFull, "text %zu has %zu tokens but the context holds %d", i,
+                           inputs[i].size(), n_ctx_);
+    }
+  }
+  generation_.reset();  // the job may use the KV cache
+  embedding_ = std::make_unique<EmbeddingJob>(*model_, *weights_, *pool_, std::move(inputs), pooling, output);
+  return {};
+}
+
+Status Engine::start_embedding(const std::vector<std::string>& texts, const EmbedOptions& options) {
+  embedding_.reset();
+  if (!model_) return Status::error(ErrorCode::kInvalidArgument, "no model is loaded");
+  if (has_conv_layers()) {
+    return Status::error(ErrorCode::kUnsupported, "%s embeddings are not supported", config_.arch_name.c_str());
+  }
+  const Pooling pooling = embedding_pooling(options.pooling);
+  if (pooling == Pooling::kNone) {
+    return Status::error(ErrorCode::kInvalidArgument, "pooling 'none' gives no embedding per text");
+  }
+  if (pooling == Pooling::kRank && !options.pooling) {
+    return Status::error(ErrorCode::kInvalidArgument, "this model is a reranker: score documents with rank(), or "
+                         "choose a pooling to embed with");
+  }
+  if (pooling == Pooling::kRank && !is_reranker()) {
+    return Status::error(ErrorCode::kUnsupported, "rank pooling needs a classification head, which this model lacks");
+  }
+  std::vector<std::vector<int32_t>> inputs;
+  inputs.reserve(texts.size());
+  for (const std::string& text : texts) inputs.push_back(tokenizer_->encode(text, true, true));
+  const auto output = pooling == Pooling::kRank  ? EmbeddingJob::Output::kRawEmbedding
+                      : options.normalize        ? EmbeddingJob::Output::kEmbedding
+                                                 : EmbeddingJob::Output::kRawEmbedding;
+  return start_job(std::move(inputs), pooling, output);
+}
+
+Status Engine::start_ranking(std::string_view query, const std::vector<std::string>& documents) {
+  embedding_.reset();
+  if (!model_) return Status::error(ErrorCode::kInvalidArgument, "no model is loaded");
+  if (!is_reranker()) {
+    return Status::error(ErrorCode::kUnsupported, "this model has no classification head: it is not a reranker "
+                         "(embed the query and the documents and compare them instead)");
+  }
+  const Tokenizer& tok = *tokenizer_;
+  WLLM_ASSIGN_OR_RETURN(const std::string_view rerank_template,
+                        file_->get_string_or("tokenizer.chat_template.rerank", ""));
+  const std::vector<int32_t> query_ids = tok.encode(query, false, false);
+  std::vector<std::vector<int32_t>> inputs;
+  for (const std::string& document : documents) {
+    std::vector<int32_t> ids;
+    if (!rerank_template.empty()) {
+      // The model's own format: {query} and {document} replaced, the text
+      // tokenized with its special tokens' text parsed.
+      std::string text(rerank_template);
+      for (const auto& [name, value] : {std::pair<std::string_view, std::string_view>{"{query}", query},
+                                        std::pair<std::string_view, std::string_view>{"{document}", document}}) {
+        for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + value.size())) {
+          text.replace(at, name.size(), value);
+        }
+      }
+      ids = tok.encode(text, false, true);
+    } else {
+      // BOS query EOS SEP document EOS, as the vocabulary adds them (EOS
+      // falls back to SEP).
+      const int32_t eos = tok.eos() >= 0 ? tok.eos() : tok.sep();
+      const std::vector<int32_t> doc_ids = tok.encode(document, false, false);
+      if (tok.add_bos() && tok.bos() >= 0) ids.push_back(tok.bos());
+      ids.insert(ids.end(), query_ids.begin(), query_ids.end());
+      if (tok.add_eos() && eos >= 0) ids.push_back(eos);
+      if (tok.add_sep() && tok.sep() >= 0) ids.push_back(tok.sep());
+      ids.insert(ids.end(), doc_ids.begin(), doc_ids.end());
+      if (tok.add_eos() && eos >= 0) ids.push_back(eos);
+    }
+    inputs.push_back(std::move(ids));
+  }
+  return start_job(std::move(inputs), Pooling::kRank, EmbeddingJob::Output::kRelevance);
+}
+
+Result<std::vector<std::vector<float>>> Engine::embed(const std::vector<std::string>& texts,
+                                                      const EmbedOptions& options) {
+  WLLM_RETURN_IF_ERROR(start_embedding(texts, options));
+  while (embedding_->step()) {
+  }
+  std::vector<std::vector<float>> out = embedding_->results();
+  embedding_.reset();
+  return out;
+}
+
+Result<std::vector<float>> Engine::rank(std::string_view query, const std::vector<std::string>& documents) {
+  WLLM_RETURN_IF_ERROR(start_ranking(query, documents));
+  while (embedding_->step()) {
+  }
+  std::vector<float> scores;
+  for (const std::vector<float>& r : embedding_->results()) scores.push_back(r[0]);
+  embedding_.reset();
+  return scores;
+}
+
+bool Engine::is_reranker() const { return weights_ && (weights_->cls.present() || weights_->cls_out.present()); }
+
+bool Engine::has_conv_layers() const {
+  return std::any_of(config_.layers.begin(), config_.layers.end(), [](const LayerConfig& l) { return !l.attention; });
 }
 
 }  // namespace wllm

@@ -15,12 +15,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/status.h"
+#include "engine/embedding.h"
 #include "engine/generation.h"
 #include "gguf/gguf.h"
 #include "grammar/constraint_cache.h"
@@ -40,6 +42,13 @@ struct LoadOptions {
 
 // Receives generated text as it is produced: only whole UTF-8 characters.
 using TextCallback = std::function<void(std::string_view text)>;
+
+struct EmbedOptions {
+  // How to pool: the model's pooling_type by default; where that is none, a
+  // decoder's last token and an encoder's mean. kRank: a reranker's scores.
+  std::optional<Pooling> pooling;
+  bool normalize = true;  // L2-normalise each embedding
+};
 
 struct MemoryReport {
   uint64_t weights = 0;    // the tensor-data arena
@@ -94,10 +103,35 @@ class Engine {
   // next-token logits (tokens.size() x n_vocab) in *logits.
   Status eval_logits(const std::vector<int32_t>& tokens, std::vector<float>* logits);
 
+  // Starts embedding `texts` (replacing any unfinished job; the caller then
+  // runs embedding()->step()): each is tokenized with the vocabulary's
+  // special tokens (BERT: [CLS] text [SEP]) and must fit the context
+  // (kContextFull names the text). A model whose pooling is rank (a
+  // reranker) needs options.pooling. Results: one vector of dim floats each.
+  Status start_embedding(const std::vector<std::string>& texts, const EmbedOptions& options);
+  // Starts scoring how relevant each of `documents` is to `query` (a
+  // reranker: a model with a classification head), each pair formatted as
+  // llama.cpp's server does (the model's rerank template, else BOS query
+  // EOS SEP document EOS as the vocabulary adds them). Results: one
+  // probability in [0, 1] each.
+  Status start_ranking(std::string_view query, const std::vector<std::string>& documents);
+  // The current embedding or ranking job, or nullptr.
+  EmbeddingJob* embedding() { return embedding_.get(); }
+  // Both, run to the end.
+  Result<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts, const EmbedOptions& options);
+  Result<std::vector<float>> rank(std::string_view query, const std::vector<std::string>& documents);
+  // The pooling an embedding with `requested` uses (EmbedOptions::pooling).
+  Pooling embedding_pooling(std::optional<Pooling> requested) const;
+  // Whether the model has a classification head to rank with.
+  bool is_reranker() const;
+
  private:
   struct ArenaDeleter {
     void operator()(uint8_t* p) const;
   };
+  bool has_conv_layers() const;  // lfm2's short convolutions (not embedded)
+  // Checks that each token sequence fits the context, then starts the job.
+  Status start_job(std::vector<std::vector<int32_t>> inputs, Pooling pooling, EmbeddingJob::Output output);
   std::unique_ptr<GgufFile> file_;
   ModelConfig config_;
   LoadOptions options_;
@@ -108,6 +142,7 @@ class Engine {
   std::unique_ptr<ModelWeights> weights_;
   std::unique_ptr<Transformer> model_;
   std::unique_ptr<Generation> generation_;
+  std::unique_ptr<EmbeddingJob> embedding_;
   ConstraintCache constraints_;
   int n_ctx_ = 0;
 };

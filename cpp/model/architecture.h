@@ -32,11 +32,16 @@ struct Architecture {
   // The architecture's typical values of its own keys, for `synth` (which
   // sets the shape: widths, layers, heads).
   void (*synth_defaults)(ModelConfig* c);
+  // An encoder: no output layer, embeddings only (ModelConfig::encoder).
+  bool encoder = false;
 };
 
 // The row of `name`, or null.
 const Architecture* find_architecture(std::string_view name);
 // "llama, qwen2, ...": for messages.
 std::string architecture_names();
+// What a known architecture this engine does not run is ("EuroBERT", ...),
+// for its error message; null for others.
+const char* unsupported_architecture(std::string_view name);
 
 }  // namespace wllm

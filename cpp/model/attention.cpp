@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "core/math.h"
@@ -61,8 +62,9 @@ int max_tile_acts(const ModelConfig& c) {
 // a batch's attention where the kernels' f16 conversion is slow. x86
 // converts in one instruction inside its f16 kernel, and the copies made
 // smollm2's 512-token prompt 2-5% slower there.
+// An encoder's keys and values are f32 already: none.
 int64_t copy_floats(const ModelConfig& c, int n_ctx) {
-  return active_isa_has_slow_f16() ? 2LL * n_ctx * c.head_dim : 0;
+  return active_isa_has_slow_f16() && !c.encoder ? 2LL * n_ctx * c.head_dim : 0;
 }
 
 // The first position p sees, rounded down to a multiple of 8 (see the top).
@@ -71,6 +73,39 @@ int64_t span_start(int64_t p, int window) {
 }
 
 constexpr float kMasked = -std::numeric_limits<float>::infinity();
+
+// A tile's queries as one block of rows: the group's queries of each of its
+// `tokens` tokens (q: the first token's, rows q_dim apart) copied into
+// `tile` when there is more than one token; else q itself.
+const float* gather_queries(const float* q, int tokens, int64_t q_dim, int64_t group_floats, float* tile) {
+  if (tokens == 1) return q;
+  for (int t = 0; t < tokens; ++t) std::copy_n(q + t * q_dim, group_floats, tile + t * group_floats);
+  return tile;
+}
+
+// The inverse for a tile's outputs: each token's rows back to `out` (rows q_dim apart).
+void scatter_outputs(const float* tile, int tokens, int64_t q_dim, int64_t group_floats, float* out) {
+  for (int t = 0; t < tokens; ++t) std::copy_n(tile + t * group_floats, group_floats, out + t * q_dim);
+}
+
+// ALiBi's slope of each of n_heads query heads, as ggml's soft_max computes
+// it: m0^(h+1) for the first 2^floor(log2 n_heads) heads, m1^(2(h−that)+1)
+// after, with m0 = 2^(−max_bias/that) and m1 = 2^(−max_bias/2/that).
+std::vector<float> alibi_slopes(int n_heads, float max_bias) {
+  if (max_bias <= 0.0f) return {};
+  int pow2 = 1;
+  while (pow2 * 2 <= n_heads) pow2 *= 2;
+  const float m0 = static_cast<float>(pow_f64(2.0, -static_cast<double>(max_bias) / pow2));
+  const float m1 = static_cast<float>(pow_f64(2.0, -static_cast<double>(max_bias) / 2.0 / pow2));
+  std::vector<float> slopes(n_heads);
+  for (int h = 0; h < n_heads; ++h) {
+    slopes[h] = h < pow2 ? static_cast<float>(pow_f64(m0, h + 1)) : static_cast<float>(pow_f64(m1, 2 * (h - pow2) + 1));
+  }
+  return slopes;
+}
+
+// Positions a packed batch's tiles start at (encoders only).
+int64_t tile_start_count(const ModelConfig& c, int n_ctx) { return c.encoder ? n_ctx : 0; }
 
 // scores[i] = cap·tanh(scores[i]·scale·(1/cap)) over n scores (as llama.cpp:
 // a multiplication by the reciprocal).
@@ -87,16 +122,21 @@ Attention::Attention(const ModelConfig& c, int n_ctx, int n_threads)
       tile_acts_(max_tile_acts(c)),
       att_(static_cast<size_t>(n_threads) * tile_acts_ * n_ctx),
       tile_qo_(static_cast<size_t>(n_threads) * 2 * tile_acts_ * c.head_dim),
-      kv_f32_(static_cast<size_t>(n_threads * copy_floats(c, n_ctx))) {}
+      kv_f32_(static_cast<size_t>(n_threads * copy_floats(c, n_ctx))),
+      alibi_slopes_(alibi_slopes(c.n_heads, c.alibi_bias_max)),
+      tile_starts_(static_cast<size_t>(tile_start_count(c, n_ctx))) {}
 
 int64_t Attention::bytes() const {
-  return static_cast<int64_t>((att_.size() + tile_qo_.size() + kv_f32_.size()) * sizeof(float));
+  return static_cast<int64_t>((att_.size() + tile_qo_.size() + kv_f32_.size() + alibi_slopes_.size()) * sizeof(float) +
+                              tile_starts_.size() * sizeof(int32_t));
 }
 
 int64_t Attention::plan_bytes(const ModelConfig& c, int n_ctx, int n_threads) {
   const int64_t acts = max_tile_acts(c);
   const int64_t per_thread = acts * (n_ctx + 2 * c.head_dim) + copy_floats(c, n_ctx);
-  return n_threads * per_thread * static_cast<int64_t>(sizeof(float));
+  const int64_t slopes = c.alibi_bias_max > 0.0f ? c.n_heads : 0;
+  return (n_threads * per_thread + slopes) * static_cast<int64_t>(sizeof(float)) +
+         tile_start_count(c, n_ctx) * static_cast<int64_t>(sizeof(int32_t));
 }
 
 void Attention::run(const KvCache& cache, int l, const float* q_all, int n, int64_t pos, const AttentionParams& p,
@@ -157,14 +197,9 @@ void Attention::run(const KvCache& cache, int l, const float* q_all, int n, int6
       const int64_t value_stride = copies ? span * 4 : static_cast<int64_t>(slots) * 2;
       // A token's queries of the group are contiguous; a tile of several
       // tokens gathers them into one block of rows (and scatters the output).
-      const float* q = q_all + static_cast<int64_t>(t0) * q_dim + head0;
       float* out = out_all + static_cast<int64_t>(t0) * q_dim + head0;
-      if (tokens > 1) {
-        for (int t = 0; t < tokens; ++t) {
-          std::copy_n(q + static_cast<int64_t>(t) * q_dim, group_floats, tile_q + t * group_floats);
-        }
-        q = tile_q;
-      }
+      const float* q = gather_queries(q_all + static_cast<int64_t>(t0) * q_dim + head0, tokens, q_dim, group_floats,
+                                      tile_q);
       float* result = tokens > 1 ? tile_out : out;
       // att[a, s] = q_a · k_s, then the softmax over the slots a's token sees.
       const int64_t n_slots = s1 - s0;
@@ -194,11 +229,63 @@ void Attention::run(const KvCache& cache, int l, const float* q_all, int n, int6
       // result[a, i] = Σ_s att[a, s] · v_s[i]: row i of the transposed values.
       gemm(rows, static_cast<int>(n_slots), value_rows, value_stride, head_dim, att, n_ctx_ * 4, acts, result,
            head_dim);
-      if (tokens > 1) {
-        for (int t = 0; t < tokens; ++t) {
-          std::copy_n(tile_out + t * group_floats, group_floats, out + static_cast<int64_t>(t) * q_dim);
+      if (tokens > 1) scatter_outputs(tile_out, tokens, q_dim, group_floats, out);
+    }
+  });
+}
+
+}  // namespace wllm
+
+namespace wllm {
+
+void Attention::run_packed(int l, const float* q_all, const float* k, const float* values_t, int64_t values_stride,
+                           int n, const int32_t* first, const int32_t* end, bool causal, const AttentionParams& p,
+                           float* out_all, ThreadPool& pool) {
+  const ModelConfig& c = config_;
+  const int n_kv_heads = c.layers[l].n_kv_heads;
+  const int group = c.n_heads / n_kv_heads, head_dim = c.head_dim, kv_dim = n_kv_heads * head_dim, q_dim = c.q_dim();
+  const int tile = tile_tokens(group);
+  const int64_t group_floats = static_cast<int64_t>(group) * head_dim;
+  const TypeTraits& f32 = type_traits(TensorType::kF32);
+  // Tiles of up to `tile` consecutive tokens of one text.
+  int tiles = 0;
+  for (int t = 0; t < n; t += std::min(tile, end[t] - t)) tile_starts_[tiles++] = t;
+  pool.run([&](int ith, int nth) {
+    float* att = att_.data() + static_cast<int64_t>(ith) * tile_acts_ * n_ctx_;  // (tile · group, n_ctx)
+    float* tile_q = tile_qo_.data() + static_cast<int64_t>(ith) * 2 * tile_acts_ * head_dim;  // (tile · group, head_dim)
+    float* tile_out = tile_q + static_cast<int64_t>(tile) * group_floats;                      // (tile · group, head_dim)
+    int64_t begin, stop;
+    split_range(static_cast<int64_t>(tiles) * n_kv_heads, ith, nth, &begin, &stop);
+    for (int64_t item = begin; item < stop; ++item) {
+      const int g = static_cast<int>(item / tiles), t0 = tile_starts_[item % tiles];
+      const int tokens = std::min(tile, end[t0] - t0), acts = tokens * group;
+      const int64_t head0 = static_cast<int64_t>(g) * group_floats;  // the group's first query head
+      // The tile's slots: its text, or (causal) the text up to its last token.
+      const int s0 = first[t0], n_slots = (causal ? t0 + tokens : end[t0]) - s0;
+      const float* key_rows = k + static_cast<int64_t>(s0) * kv_dim + static_cast<int64_t>(g) * head_dim;
+      const float* value_rows = values_t + static_cast<int64_t>(g) * head_dim * values_stride + s0;
+      float* out = out_all + static_cast<int64_t>(t0) * q_dim + head0;
+      const float* q = gather_queries(q_all + static_cast<int64_t>(t0) * q_dim + head0, tokens, q_dim, group_floats,
+                                      tile_q);
+      float* result = tokens > 1 ? tile_out : out;
+      // att[a, s] = q_a · k_s, then the softmax over the slots a's token sees.
+      gemm(f32, head_dim, key_rows, kv_dim * 4, n_slots, q, head_dim * 4, acts, att, n_ctx_);
+      for (int a = 0; a < acts; ++a) {
+        float* scores = att + static_cast<int64_t>(a) * n_ctx_;
+        const int t = t0 + a / group;
+        const int seen = causal ? t - s0 + 1 : n_slots;
+        float scale = p.scale;
+        if (!alibi_slopes_.empty()) {  // scores·scale + slope·−|u − t|, then a softmax of scale 1
+          const float slope = alibi_slopes_[g * group + a % group];
+          for (int s = 0; s < seen; ++s) scores[s] = scores[s] * p.scale + slope * -static_cast<float>(std::abs(s0 + s - t));
+          scale = 1.0f;
         }
+        softmax(scores, seen, scale);
+        std::fill(scores + seen, scores + n_slots, 0.0f);
       }
+      // result[a, i] = Σ_s att[a, s] · v_s[i]: row i of the transposed values.
+      gemm(f32, n_slots, value_rows, values_stride * 4, head_dim, att, n_ctx_ * 4, acts, result, head_dim);
+      if (tokens > 1) scatter_outputs(tile_out, tokens, q_dim, group_floats, out);
     }
   });
 }

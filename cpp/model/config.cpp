@@ -8,6 +8,27 @@
 
 namespace wllm {
 
+const char* pooling_name(Pooling pooling) {
+  switch (pooling) {
+    case Pooling::kNone: return "none";
+    case Pooling::kMean: return "mean";
+    case Pooling::kCls: return "cls";
+    case Pooling::kLast: return "last";
+    case Pooling::kRank: return "rank";
+  }
+  return "unknown";
+}
+
+bool parse_pooling(std::string_view name, Pooling* pooling) {
+  for (const Pooling p : {Pooling::kNone, Pooling::kMean, Pooling::kCls, Pooling::kLast, Pooling::kRank}) {
+    if (name == pooling_name(p)) {
+      *pooling = p;
+      return true;
+    }
+  }
+  return false;
+}
+
 float ModelConfig::query_scale() const {
   return attn_scale > 0.0f ? attn_scale : 1.0f / std::sqrt(static_cast<float>(head_dim));
 }
@@ -57,6 +78,14 @@ Status ConfigKeys::number(std::string_view suffix, float* value, float lo, float
     return Status::error(ErrorCode::kBadFile, "metadata '%s': %g is out of range (%g to %g)", k.c_str(), v, lo, hi);
   }
   *value = v;
+  return {};
+}
+
+Status ConfigKeys::flag(std::string_view suffix, bool* value, bool fallback) {
+  const std::string k = key(suffix);
+  if (!reading()) return *value == fallback ? Status() : out_->set_bool(k, *value);
+  if (!file_->find(k)) return {};
+  WLLM_ASSIGN_OR_RETURN(*value, file_->get_bool(k));
   return {};
 }
 
@@ -171,6 +200,20 @@ Status common_keys(ConfigKeys& k, ModelConfig* c) {
     return Status::error(ErrorCode::kBadFile, "metadata: rope dimension count %d must be even", c->rope_dims);
   }
   WLLM_RETURN_IF_ERROR(k.number("rope.freq_base", &c->rope_freq_base, 1.0f, 1e12f));
+
+  // Embeddings: bidirectional attention, and how to pool.
+  WLLM_RETURN_IF_ERROR(k.flag("attention.causal", &c->causal, true));
+  int pooling = static_cast<int>(c->pooling);
+  WLLM_RETURN_IF_ERROR(k.count("pooling_type", &pooling, 0, 4));
+  c->pooling = static_cast<Pooling>(pooling);
+  if (k.reading() && k.is_array("classifier.output_labels")) {
+    WLLM_ASSIGN_OR_RETURN(const GgufArray* labels, k.file()->get_array(c->arch_name + ".classifier.output_labels"));
+    if (labels->size() < 1 || labels->size() > 1024) {
+      return Status::error(ErrorCode::kBadFile, "metadata: %llu classifier labels (1 to 1024 allowed)",
+                           static_cast<unsigned long long>(labels->size()));
+    }
+    c->n_cls_out = static_cast<int>(labels->size());
+  }
   return {};
 }
 
@@ -207,7 +250,22 @@ void detect_layouts(const GgufFile& f, ModelConfig* c) {
   c->fused_qkv = f.find_tensor(blk + "attn_qkv.weight") != nullptr;
   c->qkv_bias = f.find_tensor(blk + "attn_q.bias") != nullptr || f.find_tensor(blk + "attn_qkv.bias") != nullptr;
   c->rope_factors = f.find_tensor("rope_freqs.weight") != nullptr;
+  c->token_types = f.find_tensor("token_types.weight") != nullptr;
+  c->cls_head = f.find_tensor("cls.weight") != nullptr;
+  c->cls_out = f.find_tensor("cls.output.weight") != nullptr;
+  c->qk_norm = f.find_tensor(blk + "attn_q_norm.bias") != nullptr;  // LayerNorms (RMSNorm gains have no bias)
+  c->attn_norm_2 = f.find_tensor(blk + "attn_norm_2.weight") != nullptr;
+  // A feed-forward is gated where it has ffn_gate, or an ffn_up of twice its
+  // width that holds both (jina-bert-v2; llama.cpp's up_contains_gate).
+  const GgufTensorInfo* up = f.find_tensor(blk + "ffn_up.weight");
+  const bool gate = f.find_tensor(blk + "ffn_gate.weight") != nullptr;
+  c->fused_gate_up = !gate && up && up->ne[1] == 2LL * c->ffn_dim;
+  c->gated_ffn = gate || c->fused_gate_up;
 }
+
+// The token-type count, a tokenizer key the encoders' token_types tensor
+// is shaped by.
+constexpr const char* kTokenTypeCount = "tokenizer.ggml.token_type_count";
 
 }  // namespace
 
@@ -217,15 +275,24 @@ Result<ModelConfig> load_config(const GgufFile& f) {
   c.arch_name = std::string(arch);
   c.arch = find_architecture(arch);
   if (!c.arch) {
-    return Status::error(ErrorCode::kUnsupported, "architecture '%s' is not supported (supported: %s)",
-                         c.arch_name.c_str(), architecture_names().c_str());
+    const char* what = unsupported_architecture(arch);
+    return Status::error(ErrorCode::kUnsupported, "architecture '%s'%s%s%s is not supported (supported: %s)",
+                         c.arch_name.c_str(), what ? " (" : "", what ? what : "", what ? ")" : "",
+                         architecture_names().c_str());
   }
   WLLM_ASSIGN_OR_RETURN(const std::string_view name, f.get_string_or("general.name", ""));
   c.name = std::string(name);
+  c.encoder = c.arch->encoder;
 
   ConfigKeys keys = ConfigKeys::reader(f, c.arch_name);
   WLLM_RETURN_IF_ERROR(common_keys(keys, &c));
   detect_layouts(f, &c);
+  WLLM_ASSIGN_OR_RETURN(const uint64_t token_types, f.get_uint_or(kTokenTypeCount, 0));
+  if (token_types > 1024) {
+    return Status::error(ErrorCode::kBadFile, "metadata '%s': %llu token types is out of range (0 to 1024)",
+                         kTokenTypeCount, static_cast<unsigned long long>(token_types));
+  }
+  c.n_token_types = static_cast<int>(token_types);
   WLLM_RETURN_IF_ERROR(read_rope_scaling(f, c.arch_name, &c));
   WLLM_RETURN_IF_ERROR(c.arch->config(keys, &c));
 
@@ -255,6 +322,13 @@ Status write_config(ModelConfig* c, GgufWriter* out) {
   ConfigKeys keys = ConfigKeys::writer(out, c->arch_name);
   WLLM_RETURN_IF_ERROR(common_keys(keys, c));
   WLLM_RETURN_IF_ERROR(c->arch->config(keys, c));
+  if (c->n_cls_out > 1) {
+    std::vector<std::string> labels;
+    for (int i = 0; i < c->n_cls_out; ++i) labels.push_back("label" + std::to_string(i));
+    const std::vector<std::string_view> views(labels.begin(), labels.end());
+    WLLM_RETURN_IF_ERROR(out->set_array_strings(c->arch_name + ".classifier.output_labels", views));
+  }
+  if (c->n_token_types > 0) WLLM_RETURN_IF_ERROR(out->set_u32(kTokenTypeCount, static_cast<uint32_t>(c->n_token_types)));
   return out->set_u32(c->arch_name + ".vocab_size", static_cast<uint32_t>(c->n_vocab));
 }
 

@@ -17,6 +17,14 @@ namespace wllm {
 class GgufWriter;
 struct Architecture;
 
+// How an embedding is made from the hidden states of a text's tokens, with
+// llama.cpp's numbers (llama_pooling_type, the GGUF's pooling_type): none,
+// their mean, the first token's (BERT's [CLS]), the last token's, or a
+// reranker's classification head on the first (or, qwen3, the last) token.
+enum class Pooling { kNone = 0, kMean = 1, kCls = 2, kLast = 3, kRank = 4 };
+const char* pooling_name(Pooling pooling);  // "none", "mean", "cls", "last", "rank"
+bool parse_pooling(std::string_view name, Pooling* pooling);  // the inverse; false for other names
+
 // What one layer is: attention (global or over a sliding window), or a
 // short convolution (lfm2), and whether its queries and keys rotate.
 struct LayerConfig {
@@ -62,12 +70,28 @@ struct ModelConfig {
   int sliding_window_pattern = 0;  // every n-th layer is global, the others local
   int shortconv_l_cache = 0;     // lfm2: taps of the short convolution
 
+  // Embedding models (encoders, and decoders that embed).
+  bool encoder = false;          // no output layer: the model gives embeddings only (its Architecture's)
+  bool causal = true;            // attention.causal: false: every token sees the whole text
+  Pooling pooling = Pooling::kNone;  // pooling_type: how the model's embeddings are pooled
+  int n_token_types = 0;         // tokenizer.ggml.token_type_count: rows of token_types
+  int n_cls_out = 1;             // classifier.output_labels: the scores a reranker gives
+  bool rank_softmax = false;     // qwen3: rank pooling takes the last token, its scores softmaxed (llama.cpp)
+  float alibi_bias_max = 0.0f;   // > 0: ALiBi (jina-bert-v2): scores fall with distance, per head
+
   // What the file holds, found by looking for the tensors (as llama.cpp's
   // loader does): these choose among the tensor layouts an architecture allows.
   bool tied_output = false;  // no output.weight: token_embd is the output matrix
   bool fused_qkv = false;    // attn_qkv holds Wq, Wk and Wv as one matrix
   bool qkv_bias = false;     // the q, k and v projections have biases
   bool rope_factors = false; // rope_freqs.weight: per-frequency divisors
+  bool token_types = false;  // token_types.weight: token-type embeddings (row 0 is added)
+  bool cls_head = false;     // cls.weight: a reranker's dense layer (then tanh) before its scores
+  bool cls_out = false;      // cls.output.weight: a reranker's projection to its scores
+  bool qk_norm = false;      // attn_q_norm, attn_k_norm: LayerNorms of the queries and keys (jina-bert-v2)
+  bool attn_norm_2 = false;  // attn_norm_2: a second post-attention LayerNorm (jina-bert-v2)
+  bool gated_ffn = false;    // ffn_gate, or ffn_up of 2·ffn_dim rows: the feed-forward is gated
+  bool fused_gate_up = false;  // the gate rows, then the up rows, in one ffn_up matrix
 
   std::vector<LayerConfig> layers;  // one per layer, filled by the architecture
 
@@ -94,6 +118,9 @@ class ConfigKeys {
   Status count(std::string_view suffix, int* value, int64_t lo, int64_t hi, bool required = false);
   // A float key in (lo, hi); optional ones are written when *value is not 0.
   Status number(std::string_view suffix, float* value, float lo, float hi, bool required = false);
+  // A boolean key; optional, absent leaves *value as it is, and writing
+  // skips it when *value is `fallback`.
+  Status flag(std::string_view suffix, bool* value, bool fallback);
   // Whether the file holds the key as an array (writing: false).
   bool is_array(std::string_view suffix) const;
   // A per-layer integer array (or one integer for every layer).
@@ -120,7 +147,8 @@ Result<ModelConfig> load_config(const GgufFile& file);
 Status require_attention_layers(const ModelConfig& config);
 
 // Writes the config's metadata (general.architecture and the model's keys,
-// not the tokenizer): what `synth` puts in a file for load_config to read.
+// and of the tokenizer's only the token-type count): what `synth` puts in a
+// file for load_config to read.
 // Also derives what the architecture derives from its keys (the layers),
 // as load_config does, so *config is then what a reader of the file gets.
 Status write_config(ModelConfig* config, GgufWriter* out);

@@ -25,6 +25,16 @@ int rope_tables(const ModelConfig& c) { return c.rope_freq_base_local > 0 ? 2 : 
 
 int64_t activation_width(const ModelConfig& c) { return std::max({c.dim, c.q_dim(), c.ffn_dim}); }
 
+// Positions the KV cache holds: none for an encoder, which attends within its batch.
+int cache_positions(const ModelConfig& c, int n_ctx) { return c.encoder ? 0 : n_ctx; }
+
+// Per-token ints of a pass (positions; an encoder's text bounds) and an
+// encoder's transposed values.
+int64_t int_rows(const ModelConfig& c) { return c.encoder ? 3 : 1; }
+int64_t transposed_values(const ModelConfig& c) { return c.encoder ? c.kv_dim() : 0; }
+// Logits per token: none for an encoder.
+int64_t logit_floats(const ModelConfig& c) { return c.encoder ? 0 : c.n_vocab; }
+
 }  // namespace
 
 Forward::Forward(const ModelConfig& c, const ModelWeights& w, int n_ctx, int max_batch, ThreadPool& pool)
@@ -32,11 +42,15 @@ Forward::Forward(const ModelConfig& c, const ModelWeights& w, int n_ctx, int max
       weights(w),
       pool_(pool),
       max_batch_(max_batch),
-      cache_(c, n_ctx, max_batch),
+      positions_(static_cast<size_t>(max_batch)),
+      text_first_(static_cast<size_t>(c.encoder ? max_batch : 0)),
+      text_end_(static_cast<size_t>(c.encoder ? max_batch : 0)),
+      values_t_(static_cast<size_t>(max_batch * transposed_values(c))),
+      cache_(c, cache_positions(c, n_ctx), max_batch),
       conv_(c),
       attention_(c, n_ctx, pool.size()),
       buffer_(static_cast<size_t>(max_batch * row_floats(c))),
-      logits_(static_cast<size_t>(max_batch) * c.n_vocab),
+      logits_(static_cast<size_t>(max_batch * logit_floats(c))),
       rope_cs_(static_cast<size_t>(max_batch) * c.rope_dims * rope_tables(c)),
       value_f16_(static_cast<size_t>(max_batch) * c.kv_dim()),
       acts_(activation_width(c), max_batch) {
@@ -69,33 +83,66 @@ Forward::Forward(const ModelConfig& c, const ModelWeights& w, int n_ctx, int max
 }
 
 int64_t Forward::buffer_bytes() const {
-  const size_t floats = buffer_.size() + logits_.size() + rope_cs_.size();
-  return static_cast<int64_t>(floats * sizeof(float) + value_f16_.size() * sizeof(uint16_t)) + attention_.bytes() +
-         acts_.bytes() + conv_.bytes();
+  const size_t floats = buffer_.size() + logits_.size() + rope_cs_.size() + values_t_.size();
+  const size_t ints = positions_.size() + text_first_.size() + text_end_.size();
+  return static_cast<int64_t>(floats * sizeof(float) + ints * sizeof(int32_t) + value_f16_.size() * sizeof(uint16_t)) +
+         attention_.bytes() + acts_.bytes() + conv_.bytes();
 }
 
 int64_t Forward::plan_buffer_bytes(const ModelConfig& c, int n_ctx, int max_batch, int n_threads) {
-  const int64_t per_token = row_floats(c) + c.n_vocab + static_cast<int64_t>(c.rope_dims) * rope_tables(c);
+  const int64_t per_token =
+      row_floats(c) + logit_floats(c) + static_cast<int64_t>(c.rope_dims) * rope_tables(c) + transposed_values(c);
   const int64_t value_staging = max_batch * c.kv_dim() * static_cast<int64_t>(sizeof(uint16_t));
-  return max_batch * per_token * static_cast<int64_t>(sizeof(float)) + value_staging +
-         Attention::plan_bytes(c, n_ctx, n_threads) + ActivationCache::plan_bytes(activation_width(c), max_batch) +
-         ConvState::plan_bytes(c);
+  return max_batch * (per_token * static_cast<int64_t>(sizeof(float)) + int_rows(c) * static_cast<int64_t>(sizeof(int32_t))) +
+         value_staging + Attention::plan_bytes(c, n_ctx, n_threads) +
+         ActivationCache::plan_bytes(activation_width(c), max_batch) + ConvState::plan_bytes(c);
+}
+
+int64_t Forward::plan_kv_cache_bytes(const ModelConfig& c, int n_ctx, int max_batch) {
+  return KvCache::plan_bytes(c, cache_positions(c, n_ctx), max_batch);
 }
 
 const float* Forward::run(const int32_t* batch_tokens, int n_tokens, int64_t batch_pos, bool all_logits) {
+  return pass(batch_tokens, n_tokens, batch_pos, all_logits ? Want::kAllLogits : Want::kLastLogits);
+}
+
+const float* Forward::run_hidden(const int32_t* batch_tokens, int n_tokens, int64_t batch_pos) {
+  return pass(batch_tokens, n_tokens, batch_pos, Want::kHidden);
+}
+
+const float* Forward::run_packed(const int32_t* batch_tokens, int n_tokens, const int32_t* text_lengths,
+                                 int n_texts) {
+  int t = 0;
+  for (int i = 0; i < n_texts; ++i) {
+    for (int j = 0; j < text_lengths[i]; ++j, ++t) {
+      positions_[t] = j;
+      text_first_[t] = t - j;
+      text_end_[t] = t - j + text_lengths[i];
+    }
+  }
+  packed_ = true;
+  pass(batch_tokens, n_tokens, 0, Want::kHidden);
+  packed_ = false;
+  return x.data;
+}
+
+const float* Forward::pass(const int32_t* batch_tokens, int n_tokens, int64_t batch_pos, Want want) {
   tokens = batch_tokens;
   n = n_tokens;
   pos = batch_pos;
-  all_logits_ = all_logits;
+  want_ = want;
+  if (!packed_) {
+    for (int t = 0; t < n; ++t) positions_[t] = static_cast<int32_t>(pos + t);
+  }
   const int dims = config.rope_dims;
   for (int t = 0; t < n; ++t) {
-    rope_angles(rope_global_, pos + t, &rope_cs_[static_cast<size_t>(t) * dims]);
+    rope_angles(rope_global_, positions_[t], &rope_cs_[static_cast<size_t>(t) * dims]);
     if (rope_tables(config) == 2) {
-      rope_angles(rope_local_, pos + t, &rope_cs_[static_cast<size_t>(max_batch_ + t) * dims]);
+      rope_angles(rope_local_, positions_[t], &rope_cs_[static_cast<size_t>(max_batch_ + t) * dims]);
     }
   }
   config.arch->forward(*this);
-  return logits_.data();
+  return want == Want::kHidden ? x.data : logits_.data();
 }
 
 void Forward::embed(const Tensor& table, float scale) {
@@ -110,9 +157,14 @@ void Forward::embed(const Tensor& table, float scale) {
 
 void Forward::add_positions(const Tensor& table) {
   for_each_row(pool_, n, [&](int64_t t) {
-    get_row(table, pos + t, xb.row(t));
+    get_row(table, positions_[t], xb.row(t));
     add_to(x.row(t), xb.row(t), x.width);
   });
+}
+
+void Forward::add_row(const Tensor& table, int64_t row) {
+  get_row(table, row, xb.row(0));
+  for (int t = 0; t < n; ++t) add_to(x.row(t), xb.row(0), x.width);
 }
 
 void Forward::rmsnorm(Rows out, Rows in, const Tensor& w) {
@@ -178,6 +230,16 @@ void Forward::attention(int l) {
 
 void Forward::attention(int l, const AttentionParams& params) {
   const int64_t kv_dim = config.layer_kv_dim(l);
+  if (packed_) {
+    // Each value dimension's row over the batch's tokens.
+    for_each_row(pool_, kv_dim, [&](int64_t i) {
+      float* row = values_t_.data() + i * max_batch_;
+      for (int t = 0; t < n; ++t) row[t] = v.row(t)[i];
+    });
+    attention_.run_packed(l, q.data, k.data, values_t_.data(), max_batch_, n, text_first_.data(), text_end_.data(),
+                          config.causal, params, att.data, pool_);
+    return;
+  }
   for_each_row(pool_, n, [&](int64_t t) {
     cache_.store(l, pos + t, k.row(t), v.row(t), value_f16_.data() + t * kv_dim);
   });
@@ -219,12 +281,17 @@ void Forward::add(Rows y, Rows from, float scale) {
 }
 
 void Forward::add_bias(Rows y, const Tensor& b) {
+  if (!b.present()) return;  // an optional bias the file does not have
   for_each_row(pool_, n, [&](int64_t t) { add_to(y.row(t), b.f32(), b.cols()); });
 }
 
-void Forward::gated_ffn(const LayerWeights& L, Gate gate) {
+void Forward::gated_ffn(const LayerWeights& L, Gate gate) { gated_ffn(L, gate, xb, xb); }
+
+void Forward::gated_ffn(const LayerWeights& L, Gate gate, Rows in, Rows out) {
   const int64_t width = config.ffn_dim;
-  matmul2(L.w_gate, hb, L.w_up, hb2, xb);  // hb, hb2 = W_gate·xb, W_up·xb
+  matmul2(L.w_gate, hb, L.w_up, hb2, in);  // hb, hb2 = W_gate·in, W_up·in
+  add_bias(hb, L.b_gate);
+  add_bias(hb2, L.b_up);
   for_each_row(pool_, n, [&](int64_t t) {  // hb = act(hb) ⊙ hb2
     if (gate == Gate::kSilu) {
       wllm::swiglu(hb.row(t), hb2.row(t), width);
@@ -232,7 +299,8 @@ void Forward::gated_ffn(const LayerWeights& L, Gate gate) {
       wllm::geglu(hb.row(t), hb2.row(t), width);
     }
   });
-  matmul(L.w_down, hb, xb);  // xb = W_down·hb
+  matmul(L.w_down, hb, out);  // out = W_down·hb
+  add_bias(out, L.b_down);
 }
 
 void Forward::gelu(Rows y, int64_t width) {
@@ -240,33 +308,34 @@ void Forward::gelu(Rows y, int64_t width) {
 }
 
 void Forward::output(const Tensor& norm, const Tensor& w_out) {
-  const int first = all_logits_ ? 0 : n - 1;
-  for (int t = first; t < n; ++t) wllm::rmsnorm(x.row(t), x.row(t), norm.f32(), config.dim, config.norm_eps);
+  for (int t = first_output(); t < n; ++t) wllm::rmsnorm(x.row(t), x.row(t), norm.f32(), config.dim, config.norm_eps);
   logits(w_out);
 }
 
 void Forward::output(const Tensor& norm, const Tensor& norm_bias, const Tensor& w_out) {
-  const int first = all_logits_ ? 0 : n - 1;
-  for (int t = first; t < n; ++t) {
+  for (int t = first_output(); t < n; ++t) {
     wllm::layernorm(x.row(t), x.row(t), norm.f32(), norm_bias.f32(), config.dim, config.norm_eps);
   }
   logits(w_out);
 }
 
 void Forward::logits(const Tensor& w_out) {
-  const int first = all_logits_ ? 0 : n - 1;
+  if (want_ == Want::kHidden) return;
+  const int first = first_output();
   wllm::matmul(w_out, x.row(first), n - first, logits_.data(), acts_, pool_);
 }
 
 void Forward::cap_logits(float cap) {
-  const int first = all_logits_ ? 0 : n - 1;
+  if (want_ == Want::kHidden) return;
+  const int first = first_output();
   const int64_t count = static_cast<int64_t>(n - first) * config.n_vocab;
   const float inv_cap = 1.0f / cap;  // a multiplication, as llama.cpp
   for (int64_t i = 0; i < count; ++i) logits_[i] = cap * tanh_f32(logits_[i] * inv_cap);
 }
 
 void Forward::scale_logits(float scale) {
-  const int first = all_logits_ ? 0 : n - 1;
+  if (want_ == Want::kHidden) return;
+  const int first = first_output();
   const int64_t count = static_cast<int64_t>(n - first) * config.n_vocab;
   for (int64_t i = 0; i < count; ++i) logits_[i] /= scale;
 }

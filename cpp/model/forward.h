@@ -7,6 +7,12 @@
 // thread, so results never depend on the thread count), and computes for a
 // batch exactly what n single-token passes compute. Everything is allocated
 // in the constructor; a pass allocates nothing.
+//
+// A pass is one of three kinds: a decoder's tokens continuing its sequence
+// through the KV cache, for logits (run) or for the hidden states an
+// embedding pools (run_hidden); or an encoder's batch of whole texts packed
+// one after another, each from position 0 and attending only to itself,
+// with no cache (run_packed).
 #pragma once
 
 #include <cstdint>
@@ -38,16 +44,25 @@ class Forward {
   // Runs tokens[0..n) at positions pos..pos+n-1 through the architecture and
   // returns the logits after the last token, or (all_logits) after each.
   const float* run(const int32_t* tokens, int n, int64_t pos, bool all_logits);
+  // The same, but returns the hidden states after the final norm, n rows of
+  // dim, where run() would go on to the logits.
+  const float* run_hidden(const int32_t* tokens, int n, int64_t pos);
+  // An encoder's pass over n_texts texts of text_lengths[i] tokens each,
+  // tokens[0..n) one text after another: returns the hidden states after the
+  // last layer, n rows of dim. Each text's rows are the bits it gets alone.
+  const float* run_packed(const int32_t* tokens, int n, const int32_t* text_lengths, int n_texts);
 
   int64_t kv_cache_bytes() const { return cache_.bytes(); }
   // Activations, scratch and the convolution layers' state.
   int64_t buffer_bytes() const;
   static int64_t plan_buffer_bytes(const ModelConfig& config, int n_ctx, int max_batch, int n_threads);
+  static int64_t plan_kv_cache_bytes(const ModelConfig& config, int n_ctx, int max_batch);
 
   const ModelConfig& config;
   const ModelWeights& weights;
 
-  // The batch: n tokens at positions pos..pos+n-1.
+  // The batch: n tokens at positions pos..pos+n-1 (a packed batch: pos 0,
+  // each token at its position in its text).
   const int32_t* tokens = nullptr;
   int n = 0;
   int64_t pos = 0;
@@ -69,6 +84,8 @@ class Forward {
   // x += pos_embd[position] (learned position embeddings; xb holds the rows
   // on their way)
   void add_positions(const Tensor& table);
+  // x += table[row] (encoders: the token-type embedding of type 0; xb holds the row)
+  void add_row(const Tensor& table, int64_t row);
   // out = in / sqrt(mean(in²) + eps) · w
   void rmsnorm(Rows out, Rows in, const Tensor& w);
   // out = (in − mean(in)) / sqrt(var(in) + eps) · w + b
@@ -100,26 +117,40 @@ class Forward {
   void add_bias(Rows y, const Tensor& b);
   // The gated feed-forward of layer L on xb, into xb:
   // xb = W_down·(act(W_gate·xb) ⊙ W_up·xb), act silu (SwiGLU) or GELU's tanh
-  // form as llama.cpp computes it (GeGLU: ops.h).
+  // form as llama.cpp computes it (GeGLU: ops.h); with L's gate, up and down
+  // biases added after their products where it has them.
   enum class Gate { kSilu, kGelu };
   void gated_ffn(const LayerWeights& L, Gate gate);
+  // The same from `in` into `out`.
+  void gated_ffn(const LayerWeights& L, Gate gate, Rows in, Rows out);
   // y = gelu(y) (the same GELU)
   void gelu(Rows y, int64_t width);
   // The batch's output: logits = W_out · rmsnorm(x)·w_norm, for the last
   // token (or each); or with a LayerNorm, W_out · (layernorm(x)·w_norm + b_norm).
   // Then optionally cap (logits = cap·tanh(logits/cap)) and divide by a scale.
+  // In a run_hidden pass: x = rmsnorm(x)·w_norm for every token, and no logits.
   void output(const Tensor& norm, const Tensor& w_out);
   void output(const Tensor& norm, const Tensor& norm_bias, const Tensor& w_out);
   void cap_logits(float cap);
   void scale_logits(float scale);
 
  private:
+  // What a pass gives: the last token's logits, every token's, or the hidden states.
+  enum class Want { kLastLogits, kAllLogits, kHidden };
+  const float* pass(const int32_t* tokens, int n, int64_t pos, Want want);
+  // The rows output() normalises and gives logits for.
+  int first_output() const { return want_ == Want::kLastLogits ? n - 1 : 0; }
   // logits = W_out · x, for the rows output() normalised.
   void logits(const Tensor& w_out);
 
   ThreadPool& pool_;
   int max_batch_;
-  bool all_logits_ = false;
+  Want want_ = Want::kLastLogits;
+  bool packed_ = false;          // a run_packed pass
+  std::vector<int32_t> positions_;    // (B) each token's position
+  std::vector<int32_t> text_first_;   // (B) encoders: the first token of each token's text in the batch
+  std::vector<int32_t> text_end_;     // (B) encoders: and one past its last
+  std::vector<float> values_t_;       // (kv_dim, B) encoders: the batch's values, transposed
   KvCache cache_;
   ConvState conv_;
   Attention attention_;

@@ -27,6 +27,10 @@ class Transformer {
   // activation conversion, thread hand-offs, tile decoding), for 32 more rows
   // in each activation buffer (logits: 32 · n_vocab floats more).
   static constexpr int kMaxBatch = 64;
+  // An encoder's batch is a whole pass of texts, up to the context size:
+  // every token must see every other of its text within the pass.
+  static int max_batch(const ModelConfig& config, int n_ctx) { return config.encoder ? n_ctx : kMaxBatch; }
+  int max_batch() const { return max_batch(config_, n_ctx_); }
 
   // Runs token `token` at position `pos` (0 <= pos < n_ctx) and returns the
   // next-token logits (n_vocab floats, valid until the next call). Positions
@@ -40,6 +44,16 @@ class Transformer {
   // (n rows of n_vocab). Every number equals what n forward() calls give.
   const float* forward_batch(const int32_t* tokens, int n, int pos, bool all_logits) {
     return forward_.run(tokens, n, pos, all_logits);
+  }
+
+  // Embeddings. A decoder: forward_batch's pass, returning the hidden states
+  // after the final norm (n rows of dim). An encoder (config().encoder):
+  // texts of text_lengths[i] tokens packed in `tokens` (n in all, at most
+  // max_batch()), each attending to itself only; returns the last layer's
+  // hidden states, n rows of dim.
+  const float* hidden_batch(const int32_t* tokens, int n, int pos) { return forward_.run_hidden(tokens, n, pos); }
+  const float* encode(const int32_t* tokens, int n, const int32_t* text_lengths, int n_texts) {
+    return forward_.run_packed(tokens, n, text_lengths, n_texts);
   }
 
   // Bytes of runtime memory beyond the weights (KV cache + buffers), as

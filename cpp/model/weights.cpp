@@ -56,6 +56,17 @@ void gated_ffn_tensors(TensorList& t, const ModelConfig& c, int l, LayerWeights*
   t.add(layer_tensor(l, "ffn_down.weight"), {c.ffn_dim, c.dim}, TensorRole::kMatrix, &L->w_down);
 }
 
+void classifier_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w, int64_t cls_rows) {
+  if (c.cls_head) {
+    t.add("cls.weight", {c.dim, cls_rows}, TensorRole::kMatrix, &w->cls);
+    t.add_optional("cls.bias", {cls_rows}, TensorRole::kBias, &w->cls_b);
+  }
+  if (c.cls_out) {
+    t.add("cls.output.weight", {c.cls_head ? cls_rows : c.dim, c.n_cls_out}, TensorRole::kMatrix, &w->cls_out);
+    t.add_optional("cls.output.bias", {c.n_cls_out}, TensorRole::kBias, &w->cls_out_b);
+  }
+}
+
 namespace {
 
 // Rows [first, first + n) of `whole` as a tensor of their own.
@@ -84,6 +95,8 @@ class Binder : public TensorList {
   void part(Tensor* dest, const Tensor* whole, int64_t first_row, int64_t n_rows) override {
     if (status_.ok()) *dest = rows_of(*whole, first_row, n_rows);
   }
+
+  bool has(const std::string& name) const override { return file_.find_tensor(name) != nullptr; }
 
   const Status& status() const { return status_; }
 
@@ -170,7 +183,7 @@ int repack_weights(const ModelConfig& c, ModelWeights* w, uint8_t* arena) {
   };
   int repacked = 0;
   for (const auto& [t, role] : all.tensors) {
-    if (role != TensorRole::kMatrix && role != TensorRole::kOutput) continue;
+    if ((role != TensorRole::kMatrix && role != TensorRole::kOutput) || !t->present()) continue;
     const RepackedType* type = repacked_type_for(t->traits->type);
     if (!type || t->rows() % type->rows != 0 || overlaps_another(*t) || !parts_are_whole_groups(*t, type->rows)) {
       continue;

@@ -24,24 +24,34 @@ struct LayerWeights {
   Tensor wq, wk, wv;              // (dim -> q_dim), (dim -> kv_dim) x2; rows of wqkv when fused
   Tensor bq, bk, bv;              // (q_dim), (kv_dim) x2 f32; parts of bqkv when fused
   Tensor q_norm, k_norm;          // (head_dim) f32: RMSNorm of each query and key head
+  Tensor q_norm_b, k_norm_b;      // jina-bert-v2: q_norm, k_norm are (dim) LayerNorm gains, these their biases
   Tensor wo, bo;                  // (q_dim -> dim), (dim) f32
   Tensor attn_post_norm;          // (dim) f32: RMSNorm of the attention output
+  Tensor attn_out_norm, attn_out_norm_b;    // (dim) f32: encoders' LayerNorm after the attention's residual add
+  Tensor attn_norm_2, attn_norm_2_b;        // (dim) f32: jina-bert-v2's second one
   Tensor ffn_norm, ffn_norm_b;    // (dim) f32
   Tensor w_gate_up;               // fused (dim -> 2·ffn_dim): gate rows, then up rows
   Tensor w_gate, w_up;            // (dim -> ffn_dim); rows of w_gate_up when fused
-  Tensor b_up;                    // (ffn_dim) f32
+  Tensor b_up, b_gate;            // (ffn_dim) f32
+  Tensor b_gate_up;               // fused (2·ffn_dim) f32: the gate's bias, then the up's
   Tensor w_down, b_down;          // (ffn_dim -> dim), (dim) f32
   Tensor ffn_post_norm;           // (dim) f32: RMSNorm of the feed-forward output
+  Tensor layer_out_norm, layer_out_norm_b;  // (dim) f32: encoders' LayerNorm ending the layer
   Tensor conv_in, conv, conv_out; // short convolution: (dim -> 3·dim), (taps) x dim f32, (dim -> dim)
 };
 
 struct ModelWeights {
   Tensor token_embd;           // (n_vocab rows of dim)
-  Tensor pos_embd;             // (n_ctx_train rows of dim): learned positions (gpt2)
+  Tensor pos_embd;             // (n_ctx_train rows of dim): learned positions (gpt2, bert)
+  Tensor type_embd;            // (n_token_types rows of dim): token types (encoders; row 0 is added)
+  Tensor embd_norm, embd_norm_b;  // (dim) f32: encoders' LayerNorm of the embeddings
   std::vector<LayerWeights> layers;
   Tensor output_norm, output_norm_b;  // (dim) f32
   Tensor output;               // (dim -> n_vocab); token_embd when tied
   Tensor rope_freqs;           // (rope_dims/2) f32 frequency divisors
+  // A reranker's classification head (rank pooling): cls (dim -> dim, then
+  // tanh) and cls_out (dim -> n_cls_out), each optional, with biases.
+  Tensor cls, cls_b, cls_out, cls_out_b;
 };
 
 // What a tensor is for: whether it may be repacked, what type it must have,
@@ -65,6 +75,13 @@ class TensorList {
   // *dest = rows [first_row, first_row + n_rows) of *whole (added before):
   // one part of a fused matrix (or, for a 1-D tensor, elements), no copy.
   virtual void part(Tensor* dest, const Tensor* whole, int64_t first_row, int64_t n_rows) = 0;
+  // Whether an optional tensor is there: in the file being bound (`synth`
+  // writes every one).
+  virtual bool has(const std::string& /*name*/) const { return true; }
+  // add() if has(name).
+  void add_optional(const std::string& name, std::initializer_list<int64_t> ne, TensorRole role, Tensor* dest) {
+    if (has(name)) add(name, ne, role, dest);
+  }
 };
 
 // The tensors most architectures share, in llama.cpp's names:
@@ -78,6 +95,9 @@ void qkv_tensors(TensorList& t, const ModelConfig& c, int layer, LayerWeights* L
 void qk_norm_tensors(TensorList& t, const ModelConfig& c, int layer, LayerWeights* L);
 // ffn_gate, ffn_up, ffn_down: a gated feed-forward.
 void gated_ffn_tensors(TensorList& t, const ModelConfig& c, int layer, LayerWeights* L);
+// cls (dim -> cls_rows), cls.output (cls_rows -> n_cls_out) and their
+// biases: a reranker's classification head, where the file has one.
+void classifier_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w, int64_t cls_rows);
 // "blk.<layer>.<name>"
 std::string layer_tensor(int layer, const char* name);
 

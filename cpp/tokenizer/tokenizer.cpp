@@ -14,8 +14,10 @@ int32_t Tokenizer::eot() const { return data_->eot; }
 int32_t Tokenizer::eom() const { return data_->eom; }
 int32_t Tokenizer::unk() const { return data_->unk; }
 int32_t Tokenizer::pad() const { return data_->pad; }
+int32_t Tokenizer::sep() const { return data_->sep; }
 bool Tokenizer::add_bos() const { return data_->add_bos; }
 bool Tokenizer::add_eos() const { return data_->add_eos; }
+bool Tokenizer::add_sep() const { return data_->add_sep; }
 std::string_view Tokenizer::model() const { return data_->model_name; }
 std::string_view Tokenizer::pre() const { return data_->pre_name; }
 
@@ -34,15 +36,21 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special, 
 
   std::vector<int32_t> ids;
   ids.reserve(text.size() / 3 + 2);
-  // Both models: BOS first and EOS last when asked for and the flags say so
-  // (llama.cpp's llama_vocab::impl::tokenize).
-  if (add_special && d.add_bos) ids.push_back(d.bos);
-  if (d.kind == TokenizerKind::kSpm) {
-    spm_encode(d, text, fragments, &ids);
-  } else {
-    bpe_encode(d, text, fragments, &ids);
+  // BOS first and EOS last when asked for and the flags say so; WordPiece
+  // always [CLS] first and [SEP] last (llama.cpp's llama_vocab::impl::tokenize).
+  const bool wpm = d.kind == TokenizerKind::kWpm;
+  if (add_special && (d.add_bos || wpm)) ids.push_back(d.bos);
+  switch (d.kind) {
+    case TokenizerKind::kSpm: spm_encode(d, text, fragments, &ids); break;
+    case TokenizerKind::kBpe: bpe_encode(d, text, fragments, &ids); break;
+    case TokenizerKind::kWpm: wpm_encode(d, text, fragments, &ids); break;
+    case TokenizerKind::kUgm: ugm_encode(d, text, fragments, &ids); break;
   }
-  if (add_special && d.add_eos) ids.push_back(d.eos);
+  if (add_special && wpm) {
+    ids.push_back(d.sep);
+  } else if (add_special && d.add_eos) {
+    ids.push_back(d.eos);
+  }
   return ids;
 }
 

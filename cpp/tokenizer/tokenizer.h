@@ -3,7 +3,10 @@
 //   tokenizer.ggml.model = "llama": SentencePiece-style BPE over token
 //     scores, spaces as U+2581, byte fallback <0xXX>;
 //   tokenizer.ggml.model = "gpt2":  byte-level BPE over tokenizer.ggml.merges,
-//     after the pre-tokenizer named by tokenizer.ggml.pre (pretokenizers.h).
+//     after the pre-tokenizer named by tokenizer.ggml.pre (pretokenizers.h);
+//   tokenizer.ggml.model = "bert":  WordPiece after BERT's normaliser (wpm.cpp);
+//   tokenizer.ggml.model = "t5":    Unigram (SentencePiece's Viterbi) after
+//     its precompiled charsmap (ugm.cpp).
 // Control, user-defined and unknown tokens are cut out of the text first
 // (llama.cpp's tokenizer_st_partition): user-defined ones always, control
 // and unknown ones only with parse_special.
@@ -41,9 +44,11 @@ class Tokenizer {
   int32_t eom() const;
   int32_t unk() const;
   int32_t pad() const;
+  int32_t sep() const;
   bool add_bos() const;  // tokenizer.ggml.add_bos_token, or the model's default
   bool add_eos() const;
-  // "llama" or "gpt2", and the pre-tokenizer name ("default" when absent).
+  bool add_sep() const;  // a query and a document are joined by SEP (reranking)
+  // "llama", "gpt2", "bert" or "t5", and the pre-tokenizer name ("default" when absent).
   std::string_view model() const;
   std::string_view pre() const;
 
@@ -54,8 +59,9 @@ class Tokenizer {
   bool is_control(int32_t id) const;
 
   // Token ids for `text` (any bytes; invalid UTF-8 is handled like llama.cpp:
-  // U+FFFD for BPE, byte tokens for SPM). add_special adds BOS/EOS as the
-  // add_bos/add_eos flags say; parse_special turns control-token text such as
+  // U+FFFD for BPE and Unigram, dropped by WordPiece, byte tokens for SPM).
+  // add_special adds BOS/EOS as the add_bos/add_eos flags say (WordPiece:
+  // always [CLS] and [SEP]); parse_special turns control-token text such as
   // "<|endoftext|>" into that token.
   std::vector<int32_t> encode(std::string_view text, bool add_special, bool parse_special) const;
 

@@ -1,6 +1,6 @@
 // Internal: the immutable state behind a Tokenizer, shared by the loader
-// (vocab.cpp), the encoders (spm.cpp, bpe.cpp, special_tokens.cpp) and
-// decoding (tokenizer.cpp).
+// (vocab.cpp), the encoders (spm.cpp, bpe.cpp, wpm.cpp, ugm.cpp,
+// special_tokens.cpp) and decoding (tokenizer.cpp).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/status.h"
 #include "tokenizer/pretokenizers.h"
 
 namespace wllm {
@@ -27,7 +28,9 @@ enum TokenAttr : uint16_t {
   kAttrRstrip = 1 << 8,  // eat whitespace right of it
 };
 
-enum class TokenizerKind : uint8_t { kSpm, kBpe };
+// SentencePiece BPE ("llama"), byte-level BPE ("gpt2"), WordPiece ("bert"),
+// Unigram ("t5").
+enum class TokenizerKind : uint8_t { kSpm, kBpe, kWpm, kUgm };
 
 struct StringViewHash {
   using is_transparent = void;
@@ -52,6 +55,20 @@ struct SpecialTrie {
     const auto it = edges.find((static_cast<uint64_t>(node) << 8) | byte);
     return it == edges.end() ? -1 : it->second;
   }
+  // Adds `text`, its last node marked with `index`.
+  void insert(std::string_view text, int32_t index);
+};
+
+// Unigram state, taken from the token attributes as the file gives them
+// (llama.cpp builds its matcher before the special-token passes add to them).
+struct UgmData {
+  std::vector<uint8_t> matchable;  // [n_vocab] 1: normal, user-defined or unused (what the Viterbi may use)
+  size_t max_piece_bytes = 0;      // longest matchable text
+  double unknown_score = 0;        // the lowest normal score minus 10
+  SpecialTrie user_defined;        // texts of the user-defined tokens, kept whole by the normaliser
+  std::vector<uint32_t> charsmap_xcda;  // precompiled_charsmap: its double array
+  std::string charsmap_strings;         // and its NUL-terminated replacements
+  bool remove_extra_whitespaces = false;
 };
 
 struct TokenizerData {
@@ -81,10 +98,17 @@ struct TokenizerData {
   std::vector<int32_t> specials;
   SpecialTrie special_trie;
 
+  // WordPiece: the longest token text (bytes), and BERT's normaliser.
+  size_t max_token_len = 0;
+  bool lowercase = true;
+  bool strip_accents = true;
+  UgmData ugm;
+
   int32_t bos = -1, eos = -1, eot = -1, eom = -1, unk = -1, sep = -1, pad = -1, mask = -1;
   int32_t fim_pre = -1, fim_suf = -1, fim_mid = -1, fim_pad = -1, fim_rep = -1, fim_sep = -1;
   bool add_bos = false;
   bool add_eos = false;
+  bool add_sep = false;           // a pair of texts (reranking) is joined with SEP
   bool add_space_prefix = false;  // SPM: prepend ' ' to text after BOS/specials
   bool ignore_merges = false;     // BPE: a word that is a token is taken whole
   std::vector<uint8_t> is_eog;    // [n_vocab]
@@ -120,5 +144,13 @@ void spm_encode(const TokenizerData& d, std::string_view text, const std::vector
                 std::vector<int32_t>* out);
 void bpe_encode(const TokenizerData& d, std::string_view text, const std::vector<Fragment>& fragments,
                 std::vector<int32_t>* out);
+void wpm_encode(const TokenizerData& d, std::string_view text, const std::vector<Fragment>& fragments,
+                std::vector<int32_t>* out);
+void ugm_encode(const TokenizerData& d, std::string_view text, const std::vector<Fragment>& fragments,
+                std::vector<int32_t>* out);
+
+// Reads tokenizer.ggml.precompiled_charsmap (ugm.cpp): a 4-byte length, the
+// double array, the replacement strings. Empty: no charsmap.
+Status parse_ugm_charsmap(const std::vector<uint8_t>& bytes, UgmData* u);
 
 }  // namespace wllm

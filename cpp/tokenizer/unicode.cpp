@@ -37,6 +37,13 @@ struct Gpt2ByteMap {
   }
 };
 
+// The `to` of `cpt` in a table sorted by `from`, or `cpt`.
+uint32_t map_cpt(const CptPair* table, size_t count, uint32_t cpt) {
+  const CptPair* end = table + count;
+  const CptPair* it = std::lower_bound(table, end, cpt, [](const CptPair& p, uint32_t c) { return p.from < c; });
+  return it != end && it->from == cpt ? it->to : cpt;
+}
+
 const Gpt2ByteMap& gpt2_map() {
   static const Gpt2ByteMap map;
   return map;
@@ -50,6 +57,10 @@ uint16_t cpt_flags(uint32_t cpt) {
   if (cpt >= 0x110000) return kUndefined;
   return lookup_flags(cpt);
 }
+
+uint32_t to_lower(uint32_t cpt) { return map_cpt(kLowercase, kLowercaseCount, cpt); }
+
+uint32_t nfd_first(uint32_t cpt) { return map_cpt(kNfdFirst, kNfdFirstCount, cpt); }
 
 uint32_t gpt2_byte_to_cpt(uint8_t byte) { return gpt2_map().byte_to_cpt[byte]; }
 

@@ -30,9 +30,18 @@ struct CptRange {
   uint16_t flags;
 };
 
+struct CptPair {
+  uint32_t from;
+  uint32_t to;
+};
+
 // Generated (unicode_tables.cpp).
 extern const CptRange kCptRanges[];
 extern const size_t kCptRangeCount;
+extern const CptPair kLowercase[];  // sorted by `from`
+extern const size_t kLowercaseCount;
+extern const CptPair kNfdFirst[];   // sorted by `from`
+extern const size_t kNfdFirstCount;
 
 // Flags of `cpt`; kUndefined above U+10FFFF.
 uint16_t cpt_flags(uint32_t cpt);
@@ -41,6 +50,14 @@ inline bool is_whitespace(uint32_t cpt) { return (cpt_flags(cpt) & kWhitespace) 
 inline bool is_letter(uint32_t cpt) { return (cpt_flags(cpt) & kLetter) != 0; }
 inline bool is_number(uint32_t cpt) { return (cpt_flags(cpt) & kNumber) != 0; }
 inline bool is_punctuation(uint32_t cpt) { return (cpt_flags(cpt) & kPunctuation) != 0; }
+
+// The simple lowercase mapping of `cpt` (UnicodeData.txt), or `cpt` itself:
+// llama.cpp's unicode_tolower, which WordPiece's normaliser applies.
+uint32_t to_lower(uint32_t cpt);
+// The first code point of cpt's canonical decomposition (NFD), or `cpt`: what
+// llama.cpp's unicode_cpts_normalize_nfd keeps of each code point (it drops
+// the combining marks that follow, which WordPiece strips anyway).
+uint32_t nfd_first(uint32_t cpt);
 
 // Lower-cases ASCII only. The splitters lower-case just to test contractions
 // ('S, 'LL, ...), and no non-ASCII code point lower-cases to s t m d r e v l,

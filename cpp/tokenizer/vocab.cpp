@@ -6,6 +6,7 @@
 // The GGUF key strings of the tokenizer live here and nowhere else.
 #include <algorithm>
 #include <cctype>
+#include <cfloat>
 #include <cstdarg>
 #include <cstring>
 #include <initializer_list>
@@ -28,6 +29,11 @@ constexpr const char* kKeyTokenType = "tokenizer.ggml.token_type";
 constexpr const char* kKeyMerges = "tokenizer.ggml.merges";
 constexpr const char* kKeyAddBos = "tokenizer.ggml.add_bos_token";
 constexpr const char* kKeyAddEos = "tokenizer.ggml.add_eos_token";
+constexpr const char* kKeyAddSep = "tokenizer.ggml.add_sep_token";
+constexpr const char* kKeyLowercase = "tokenizer.ggml.normalizer.lowercase";
+constexpr const char* kKeyStripAccents = "tokenizer.ggml.normalizer.strip_accents";
+constexpr const char* kKeyRemoveExtraSpaces = "tokenizer.ggml.remove_extra_whitespaces";
+constexpr const char* kKeyCharsmap = "tokenizer.ggml.precompiled_charsmap";
 constexpr const char* kKeyAddSpacePrefix = "tokenizer.ggml.add_space_prefix";
 constexpr const char* kKeyName = "general.name";
 constexpr const char* kKeyArch = "general.architecture";
@@ -202,6 +208,7 @@ Status load_vocab(const GgufFile& f, TokenizerData* d) {
       d->text_pool += t;
     }
     if (uint64_t{d->text_pool.size()} > UINT32_MAX) return bad("%s: token texts exceed 4 GiB", kKeyTokens);
+    d->max_token_len = std::max<size_t>(d->max_token_len, d->text_pool.size() - d->text_offsets[i]);
   }
   d->text_offsets[n] = static_cast<uint32_t>(d->text_pool.size());
 
@@ -251,6 +258,34 @@ Status load_merges(const GgufFile& f, TokenizerData* d) {
     d->merges.emplace(key, BpeMerge{static_cast<int32_t>(i), d->find(joined)});  // first rank wins, as llama.cpp
   }
   return Status::ok_status();
+}
+
+// The Unigram matcher and normaliser (ugm.cpp), from the attributes as the
+// file gives them.
+Status load_ugm(const GgufFile& f, TokenizerData* d) {
+  UgmData& u = d->ugm;
+  const int32_t n = d->n_vocab();
+  u.matchable.assign(n, 0);
+  float min_score = FLT_MAX;
+  for (int32_t id = 0; id < n; ++id) {
+    const uint16_t attr = d->attrs[id];
+    if (attr & kAttrNormal) min_score = std::min(min_score, d->scores[id]);
+    if (attr & (kAttrNormal | kAttrUserDefined | kAttrUnused)) {
+      u.matchable[id] = 1;
+      u.max_piece_bytes = std::max(u.max_piece_bytes, d->text(id).size());
+    }
+    if (attr & kAttrUserDefined) u.user_defined.insert(d->text(id), id);
+  }
+  u.unknown_score = static_cast<double>(min_score) - 10.0;
+  WLLM_RETURN_IF_ERROR(read_bool(f, kKeyRemoveExtraSpaces, &u.remove_extra_whitespaces));
+  if (!f.find(kKeyCharsmap)) return Status::ok_status();
+  WLLM_ASSIGN_OR_RETURN(const GgufArray* charsmap, f.get_array(kKeyCharsmap));
+  if (charsmap->elem_type() != GgufType::kU8 && charsmap->elem_type() != GgufType::kI8) {
+    return bad("%s is an array of %s, expected bytes", kKeyCharsmap, gguf_type_name(charsmap->elem_type()));
+  }
+  std::vector<uint8_t> bytes(charsmap->size());
+  for (uint64_t i = 0; i < charsmap->size(); ++i) bytes[i] = static_cast<uint8_t>(charsmap->int_at(i) & 0xFF);
+  return parse_ugm_charsmap(bytes, &u);
 }
 
 // Finds special tokens by their text where the file does not name them, and
@@ -376,24 +411,27 @@ void build_specials(const GgufFile& f, TokenizerData* d) {
   }
 
   // The trie of special texts (partition_specials finds candidates with it).
-  SpecialTrie& trie = d->special_trie;
-  trie.nodes.assign(1, {});
   for (size_t si = 0; si < d->specials.size(); ++si) {
-    int32_t node = 0;
-    for (char c : d->text(d->specials[si])) {
-      const uint64_t key = (static_cast<uint64_t>(node) << 8) | static_cast<uint8_t>(c);
-      auto it = trie.edges.find(key);
-      if (it == trie.edges.end()) {
-        it = trie.edges.emplace(key, static_cast<int32_t>(trie.nodes.size())).first;
-        trie.nodes.push_back({});
-      }
-      node = it->second;
-    }
-    trie.nodes[node].special_index = static_cast<int32_t>(si);
+    d->special_trie.insert(d->text(d->specials[si]), static_cast<int32_t>(si));
   }
 }
 
 }  // namespace
+
+void SpecialTrie::insert(std::string_view text, int32_t index) {
+  if (nodes.empty()) nodes.assign(1, {});
+  int32_t node = 0;
+  for (char c : text) {
+    const uint64_t key = (static_cast<uint64_t>(node) << 8) | static_cast<uint8_t>(c);
+    auto it = edges.find(key);
+    if (it == edges.end()) {
+      it = edges.emplace(key, static_cast<int32_t>(nodes.size())).first;
+      nodes.push_back({});
+    }
+    node = it->second;
+  }
+  nodes[node].special_index = index;
+}
 
 Result<Tokenizer> Tokenizer::from_gguf(const GgufFile& f) {
   auto d = std::make_shared<TokenizerData>();
@@ -420,26 +458,49 @@ Result<Tokenizer> Tokenizer::from_gguf(const GgufFile& f) {
     d->ignore_merges = d->pre->ignore_merges;
     d->add_bos = d->pre->add_bos;
     no_default_bos = d->pre->no_default_bos;
+  } else if (model == "bert") {
+    d->kind = TokenizerKind::kWpm;
+    d->add_bos = true;  // [CLS] text [SEP]
+    d->add_sep = true;
+  } else if (model == "t5") {
+    d->kind = TokenizerKind::kUgm;
+    d->add_eos = true;
   } else {
-    return Status::error(ErrorCode::kUnsupported, "tokenizer: %s '%.*s' is not supported (only llama and gpt2)",
-                         kKeyModel, static_cast<int>(model.size()), model.data());
+    return Status::error(ErrorCode::kUnsupported, "tokenizer: %s '%.*s' is not supported (supported: llama, gpt2, "
+                         "bert, t5)", kKeyModel, static_cast<int>(model.size()), model.data());
   }
   WLLM_RETURN_IF_ERROR(read_bool(f, kKeyAddSpacePrefix, &d->add_space_prefix));
 
   WLLM_RETURN_IF_ERROR(load_vocab(f, d.get()));
   const int32_t n = d->n_vocab();
   if (d->kind == TokenizerKind::kBpe) WLLM_RETURN_IF_ERROR(load_merges(f, d.get()));
+  if (d->kind == TokenizerKind::kUgm) WLLM_RETURN_IF_ERROR(load_ugm(f, d.get()));
 
   // Default special ids (llama.cpp), dropped when outside the vocabulary.
-  if (d->kind == TokenizerKind::kSpm) {
-    d->bos = 1;
-    d->eos = 2;
-    d->unk = 0;
-  } else {
-    d->bos = no_default_bos ? -1 : 11;
-    d->eos = 11;
+  switch (d->kind) {
+    case TokenizerKind::kSpm:
+      d->bos = 1;
+      d->eos = 2;
+      d->unk = 0;
+      break;
+    case TokenizerKind::kBpe:
+      d->bos = no_default_bos ? -1 : 11;
+      d->eos = 11;
+      break;
+    case TokenizerKind::kWpm:  // BERT's [CLS], [UNK], [SEP], [PAD], [MASK]
+      d->bos = 101;
+      d->unk = 100;
+      d->sep = 102;
+      d->pad = 0;
+      d->mask = 103;
+      break;
+    case TokenizerKind::kUgm:  // T5's
+      d->eos = 1;
+      d->unk = 2;
+      d->pad = 0;
+      break;
   }
-  for (int32_t* id : {&d->bos, &d->eos, &d->unk}) {
+  for (int32_t* id : {&d->bos, &d->eos, &d->unk, &d->sep, &d->pad, &d->mask}) {
     if (*id >= n) *id = -1;
   }
   struct IdKey {
@@ -469,8 +530,16 @@ Result<Tokenizer> Tokenizer::from_gguf(const GgufFile& f) {
   for (const IdKey& k : id_keys) WLLM_RETURN_IF_ERROR(read_id(f, k.key, n, k.strict, k.id));
   WLLM_RETURN_IF_ERROR(read_bool(f, kKeyAddBos, &d->add_bos));
   WLLM_RETURN_IF_ERROR(read_bool(f, kKeyAddEos, &d->add_eos));
+  WLLM_RETURN_IF_ERROR(read_bool(f, kKeyAddSep, &d->add_sep));
+  if (d->kind == TokenizerKind::kWpm && (d->bos < 0 || d->sep < 0)) {
+    return bad("a WordPiece vocabulary needs its [CLS] and [SEP] tokens (bos %d, sep %d)", d->bos, d->sep);
+  }
   if (d->add_bos && d->bos < 0) return bad("%s is true but there is no BOS token", kKeyAddBos);
   if (d->add_eos && d->eos < 0) return bad("%s is true but there is no EOS token", kKeyAddEos);
+  // BERT's normaliser: strip_accents follows lowercase unless given.
+  WLLM_RETURN_IF_ERROR(read_bool(f, kKeyLowercase, &d->lowercase));
+  d->strip_accents = d->lowercase;
+  WLLM_RETURN_IF_ERROR(read_bool(f, kKeyStripAccents, &d->strip_accents));
 
   // SPM byte fallback: <0xXX>, else the byte itself as a one-byte token.
   for (int b = 0; b < 256; ++b) {

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,11 @@ class WasmEngine {
     out.set("feedForwardSize", c.ffn_dim);
     out.set("trainingContext", c.n_ctx_train);
     out.set("slidingWindow", c.local_layers() > 0 ? c.sliding_window : 0);
+    // Embeddings: an encoder gives nothing else; how embed() pools by
+    // default; whether rank() can score (a classification head).
+    out.set("encoder", c.encoder);
+    out.set("pooling", std::string(pooling_name(engine_.embedding_pooling(std::nullopt))));
+    out.set("reranker", engine_.is_reranker());
     out.set("contextSize", engine_.n_ctx());
     out.set("threads", engine_.n_threads());
     // The kernels' ISA: "relaxed" in the relaxed-SIMD build, else "simd128".
@@ -322,6 +328,52 @@ class WasmEngine {
     return out;
   }
 
+  // Starts embedding `texts` (strings); options: {pooling: 'mean' | 'cls' |
+  // 'last' | 'rank', normalize}. Then embeddingStep() until `more` is false.
+  val start_embedding(const val& texts, const val& options) {
+    if (!engine_.loaded()) return status_object(not_loaded());
+    EmbedOptions o;
+    o.normalize = bool_or(options, "normalize", o.normalize);
+    if (!options.isUndefined() && !options.isNull() && options["pooling"].isString()) {
+      const std::string name = options["pooling"].as<std::string>();
+      Pooling pooling;
+      if (!parse_pooling(name, &pooling) || pooling == Pooling::kNone) {
+        return status_object(Status::error(ErrorCode::kInvalidArgument, "pooling '%s' is not one of mean, cls, last, "
+                                           "rank", name.c_str()));
+      }
+      o.pooling = pooling;
+    }
+    return status_object(engine_.start_embedding(strings_of(texts), o));
+  }
+
+  // Starts scoring each of `documents` (strings) against `query` (a reranker).
+  val start_ranking(const std::string& query, const val& documents) {
+    if (!engine_.loaded()) return status_object(not_loaded());
+    return status_object(engine_.start_ranking(query, strings_of(documents)));
+  }
+
+  // One forward pass of the embedding or ranking job: {code, message, more, tokens}.
+  val embedding_step() {
+    EmbeddingJob* job = engine_.embedding();
+    val out = ok_object();
+    out.set("more", job != nullptr && job->step());
+    out.set("tokens", job ? job->tokens_done() : 0);
+    return out;
+  }
+
+  // The finished job's results: an array of Float32Array (copies, outside the heap).
+  val embedding_results() {
+    val out = val::array();
+    EmbeddingJob* job = engine_.embedding();
+    if (!job) return out;
+    const val float32_array = val::global("Float32Array");
+    for (const std::vector<float>& r : job->results()) {
+      const val view(emscripten::typed_memory_view(r.size(), r.data()));
+      out.call<void>("push", float32_array.new_(view));
+    }
+    return out;
+  }
+
   // Abort: {text (what was held back), stats}.
   val cancel() {
     Generation* gen = engine_.generation();
@@ -335,6 +387,15 @@ class WasmEngine {
 
  private:
   static Status not_loaded() { return Status::error(ErrorCode::kInvalidArgument, "no model is loaded"); }
+
+  // A JS array of strings (js/embed.js has checked it).
+  static std::vector<std::string> strings_of(const val& array) {
+    std::vector<std::string> out;
+    const int n = array["length"].as<int>();
+    out.reserve(n);
+    for (int i = 0; i < n; ++i) out.push_back(array[i].as<std::string>());
+    return out;
+  }
 
   Engine engine_;
 };
@@ -375,6 +436,10 @@ EMSCRIPTEN_BINDINGS(wasm_llm) {
       .function("startGeneration", &WasmEngine::start_generation)
       .function("step", &WasmEngine::step)
       .function("cancel", &WasmEngine::cancel)
+      .function("startEmbedding", &WasmEngine::start_embedding)
+      .function("startRanking", &WasmEngine::start_ranking)
+      .function("embeddingStep", &WasmEngine::embedding_step)
+      .function("embeddingResults", &WasmEngine::embedding_results)
       .function("bench", &WasmEngine::bench);
   using Sha256 = wllm::wasm::HeapHash<wllm::Sha256>;
   emscripten::class_<Sha256>("Sha256")

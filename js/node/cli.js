@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npx wasm-llm <command> ...`: the native CLI's subcommands and flags
-// (generate, tokenize, info, quantize, bench, synth, logits), run as wasm in
+// (generate, tokenize, info, quantize, bench, synth, logits, embed), run as wasm in
 // Node (dist/wasm/wasm-llm-cli.*, or its relaxed-SIMD build
 // wasm-llm-cli-relaxed.* where this Node runs it: Node 22 and later, same
 // results, faster). -m also takes what LLM.load takes by name:

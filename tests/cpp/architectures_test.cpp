@@ -1,12 +1,14 @@
 // Every architecture of the table (cpp/model/architecture.h), on a small
 // synthetic model that `wasm-llm synth` writes in its structure: a batch gives
-// the bits of token-by-token evaluation, the thread count changes nothing,
+// the bits of token-by-token evaluation (an encoder's packed texts, the bits
+// of each text alone), the thread count changes nothing,
 // sliding windows are crossed, the KV cache of local layers is the window's,
 // the buffers (convolution state included) are what was planned, and a
 // missing or misshapen tensor is an error that names it. A new row of the
 // table is tested here without edits. Then the keys and variants of some.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -55,12 +57,13 @@ constexpr int kTokens = 150;   // more than two batches, past the ring of local 
 constexpr int kContext = 256;
 
 // A small model of `arch`: head width 32 beside a width of 64 (the head width
-// is its own key), grouped-query attention, the 512-token stories260K
-// vocabulary, q8_0 matrices.
+// is its own key; an encoder's heads make its width, 16 each), grouped-query
+// attention, the 512-token stories260K vocabulary, q8_0 matrices.
 std::string synth_model(const std::string& arch) {
   const std::string path = scratch_file(arch + ".gguf");
+  const std::string head_dim = find_architecture(arch)->encoder ? "16" : "32";
   const testing::CliResult r =
-      run_cli("synth --arch " + arch + " --shape 64x3:4/2:128 --head-dim 32 --sliding-window " +
+      run_cli("synth --arch " + arch + " --shape 64x3:4/2:128 --head-dim " + head_dim + " --sliding-window " +
               std::to_string(kWindow) + " --type q8_0 --seed 3 --ctx " + std::to_string(kContext) + " --vocab " +
               shared_models() + "/stories260K.gguf -o " + path);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -96,6 +99,26 @@ class Architectures : public ::testing::TestWithParam<std::string> {
   void TearDown() override { remove_scratch_files(); }
 };
 
+// An encoder's embeddings of texts packed in one pass are each text's alone,
+// and the same with one thread and two; they are finite and differ.
+void expect_encoder_bits(Engine& e1, Engine& e2) {
+  std::string long_text;
+  for (int i = 0; i < 18; ++i) long_text += "Once upon a time there was a girl. ";
+  const std::vector<std::string> texts = {"Once upon a time", "Hi", long_text, "She liked to play in the park."};
+  const Result<std::vector<std::vector<float>>> one_thread = e1.embed(texts, {});
+  const Result<std::vector<std::vector<float>>> two_threads = e2.embed(texts, {});
+  ASSERT_TRUE(one_thread.ok()) << one_thread.status().message();
+  ASSERT_TRUE(two_threads.ok()) << two_threads.status().message();
+  EXPECT_EQ(*one_thread, *two_threads);
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const Result<std::vector<std::vector<float>>> alone = e2.embed({texts[i]}, {});
+    ASSERT_TRUE(alone.ok());
+    EXPECT_EQ(alone->at(0), two_threads->at(i)) << "text " << i;
+    for (const float v : alone->at(0)) ASSERT_TRUE(std::isfinite(v));
+  }
+  EXPECT_NE(two_threads->at(0), two_threads->at(1));
+}
+
 TEST_P(Architectures, BatchesThreadsAndTokenByTokenGiveTheSameBits) {
   const std::vector<uint8_t> file = testing::read_file_bytes(synth_model(GetParam()));
   ASSERT_FALSE(file.empty());
@@ -105,6 +128,7 @@ TEST_P(Architectures, BatchesThreadsAndTokenByTokenGiveTheSameBits) {
   ASSERT_TRUE(load(&e1, file, 1).ok());
   ASSERT_TRUE(load(&e2, file, 2).ok());
   EXPECT_EQ(e1.config().arch_name, GetParam());
+  if (e1.config().encoder) return expect_encoder_bits(e1, e2);
   ASSERT_TRUE(e1.eval_logits(tokens, &one_thread).ok());
   ASSERT_TRUE(e2.eval_logits(tokens, &two_threads).ok());
   EXPECT_EQ(one_thread, two_threads);  // bit-identical, not merely close
@@ -129,7 +153,7 @@ TEST_P(Architectures, LocalLayersKeepOnlyTheirWindowInTheCache) {
   ASSERT_TRUE(load(&e, file, 1).ok());
   const ModelConfig& c = e.config();
   int64_t expected = 0;
-  for (int l = 0; l < c.n_layers; ++l) {
+  for (int l = 0; l < c.n_layers && !c.encoder; ++l) {  // an encoder has no cache
     if (!c.layers[l].attention) continue;
     const int slots = c.layers[l].window > 0 ? std::min(kContext, c.layers[l].window + Transformer::kMaxBatch - 1)
                                              : kContext;
@@ -185,8 +209,13 @@ std::vector<std::string> architecture_list() {
   return names;
 }
 
+// Test names are the architecture's, "-" as "_" (GoogleTest allows no other characters).
 INSTANTIATE_TEST_SUITE_P(Table, Architectures, ::testing::ValuesIn(architecture_list()),
-                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string name = p.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 // Status of loading `arch`'s synthetic model with metadata key `key` dropped
 // and `set` applied.
@@ -240,6 +269,49 @@ TEST(ArchitectureTable, AnUnknownArchitectureIsNamedWithTheSupportedOnes) {
             std::string::npos)
       << s.message();
   for (const std::string& name : architecture_list()) EXPECT_NE(find_architecture(name), nullptr) << name;
+}
+
+TEST(ArchitectureTable, AKnownUnsupportedEncoderSaysWhatItIs) {
+  GgufWriter w;
+  ASSERT_TRUE(w.set_string("general.architecture", "nomic-bert-moe").ok());
+  ASSERT_TRUE(w.set_array_strings("tokenizer.ggml.tokens", {"a", "b"}).ok());
+  const std::vector<uint8_t> file = w.write_to_memory().value();
+  Engine e;
+  const Status s = e.begin_load(file, file.size(), {});
+  EXPECT_EQ(s.code(), ErrorCode::kUnsupported);
+  EXPECT_NE(s.message().find("architecture 'nomic-bert-moe' (nomic-embed-text-v2, a mixture-of-experts encoder) is "
+                             "not supported"), std::string::npos) << s.message();
+}
+
+// An encoder has no output layer: it neither generates nor gives logits,
+// and its rerankers score, its others refuse to.
+TEST(Encoders, GenerateOnlyEmbeddings) {
+  const std::vector<uint8_t> file = testing::read_file_bytes(synth_model("bert"));
+  Engine e;
+  ASSERT_TRUE(load(&e, file, 1).ok());
+  std::vector<float> logits;
+  EXPECT_EQ(e.eval_logits({1, 2, 3}, &logits).code(), ErrorCode::kUnsupported);
+  EXPECT_EQ(e.start_generation("Hi", {}).code(), ErrorCode::kUnsupported);
+  EXPECT_EQ(e.rank("query", {"document"}).status().code(), ErrorCode::kUnsupported);
+  EXPECT_EQ(e.embedding_pooling(std::nullopt), Pooling::kCls);
+  const Result<std::vector<std::vector<float>>> v = e.embed({"a text"}, {});
+  ASSERT_TRUE(v.ok());
+  double norm = 0;
+  for (const float x : v->at(0)) norm += double{x} * x;
+  EXPECT_NEAR(norm, 1.0, 1e-6);  // L2-normalised by default
+  std::string too_long;
+  for (int i = 0; i < 300; ++i) too_long += "a ";
+  const Status full = e.embed({"fine", too_long}, {}).status();
+  EXPECT_EQ(full.code(), ErrorCode::kContextFull);
+  EXPECT_NE(full.message().find("text 1"), std::string::npos) << full.message();
+  remove_scratch_files();
+}
+
+// bert files name their token types (llama.cpp refuses them otherwise).
+TEST(Encoders, BertNeedsItsTokenTypeCount) {
+  const Status s = load_with_metadata("bert", "tokenizer.ggml.token_type_count");
+  EXPECT_EQ(s.code(), ErrorCode::kBadFile);
+  EXPECT_NE(s.message().find("token_type_count"), std::string::npos) << s.message();
 }
 
 }  // namespace

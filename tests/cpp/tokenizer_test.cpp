@@ -39,10 +39,11 @@ std::string read_file(const std::string& path) {
 }
 
 const char* const kVocabFiles[] = {
-    "vocab/ggml-vocab-baichuan.gguf",  "vocab/ggml-vocab-deepseek-coder.gguf", "vocab/ggml-vocab-deepseek-llm.gguf",
-    "vocab/ggml-vocab-falcon.gguf",    "vocab/ggml-vocab-gpt-2.gguf",          "vocab/ggml-vocab-gpt-neox.gguf",
-    "vocab/ggml-vocab-llama-spm.gguf", "vocab/ggml-vocab-mpt.gguf",            "vocab/ggml-vocab-phi-3.gguf",
-    "vocab/ggml-vocab-refact.gguf",    "vocab/ggml-vocab-starcoder.gguf",      "stories260K.gguf",
+    "vocab/ggml-vocab-baichuan.gguf",  "vocab/ggml-vocab-bert-bge.gguf",       "vocab/ggml-vocab-deepseek-coder.gguf",
+    "vocab/ggml-vocab-deepseek-llm.gguf", "vocab/ggml-vocab-falcon.gguf",   "vocab/ggml-vocab-gpt-2.gguf",
+    "vocab/ggml-vocab-gpt-neox.gguf",  "vocab/ggml-vocab-llama-spm.gguf",      "vocab/ggml-vocab-mpt.gguf",
+    "vocab/ggml-vocab-nomic-bert-moe.gguf", "vocab/ggml-vocab-phi-3.gguf",  "vocab/ggml-vocab-refact.gguf",
+    "vocab/ggml-vocab-starcoder.gguf", "stories260K.gguf",
 };
 
 // ---- UTF-8 -------------------------------------------------------------------
@@ -284,6 +285,48 @@ TEST(Vocab, SpecialIdsAndFlags) {
   EXPECT_EQ(stories.pad(), -1);  // the file says 0xFFFFFFFF: out of range, ignored like llama.cpp
 }
 
+TEST(Unicode, LowercaseAndNfdAsLlamaCpp) {
+  using namespace unicode;
+  EXPECT_EQ(to_lower('A'), uint32_t{'a'});
+  EXPECT_EQ(to_lower('a'), uint32_t{'a'});
+  EXPECT_EQ(to_lower(0xC9), 0xE9u);      // É
+  EXPECT_EQ(to_lower(0x0130), 0x69u);    // İ: its simple mapping
+  EXPECT_EQ(to_lower(0x1E9E), 0xDFu);    // ẞ
+  EXPECT_EQ(to_lower(0x10400), 0x10428u);
+  EXPECT_EQ(nfd_first(0xE9), uint32_t{'e'});
+  EXPECT_EQ(nfd_first(0x1E69), uint32_t{'s'});  // ṩ: s, dot below, dot above
+  EXPECT_EQ(nfd_first(0xAC00), 0x1100u);        // 가: its first jamo
+  EXPECT_EQ(nfd_first('x'), uint32_t{'x'});
+  EXPECT_EQ(nfd_first(0x2126), 0x3A9u);         // Ohm sign: a singleton decomposition
+}
+
+TEST(Vocab, WordPiece) {
+  const Tokenizer& bert = load_vocab("vocab/ggml-vocab-bert-bge.gguf");
+  EXPECT_EQ(bert.model(), "bert");
+  EXPECT_EQ(bert.bos(), 101);  // [CLS]
+  EXPECT_EQ(bert.sep(), 102);  // [SEP]
+  EXPECT_TRUE(bert.add_sep());
+  // [CLS] text [SEP], lower-cased, accents stripped; "##" pieces continue a word.
+  EXPECT_EQ(bert.encode("Hello world", true, false), (std::vector<int32_t>{101, 7592, 2088, 102}));
+  EXPECT_EQ(bert.encode("H\xC3\xA9LLO w\xC3\xB6rld", false, false), (std::vector<int32_t>{7592, 2088}));
+  EXPECT_EQ(bert.encode("", true, false), (std::vector<int32_t>{101, 102}));
+  // A word no pieces spell is [UNK].
+  EXPECT_EQ(bert.encode("\xF0\x9F\x98\x80", false, false), std::vector<int32_t>{100});
+  EXPECT_EQ(bert.piece(7592), " hello");
+}
+
+TEST(Vocab, Unigram) {
+  const Tokenizer& t5 = load_vocab("vocab/ggml-vocab-nomic-bert-moe.gguf");
+  EXPECT_EQ(t5.model(), "t5");
+  const std::vector<int32_t> ids = t5.encode("Hello world", true, false);
+  EXPECT_EQ(ids.front(), 0);  // <s>: the file asks for it
+  EXPECT_EQ(ids.back(), 2);   // </s>
+  // The charsmap's NFKC: full-width letters are the ASCII ones.
+  EXPECT_EQ(t5.encode("\xEF\xBC\xA1\xEF\xBC\xA2\xEF\xBC\xA3", false, false), t5.encode("ABC", false, false));
+  // Extra spaces collapse (remove_extra_whitespaces).
+  EXPECT_EQ(t5.encode("  Hello   world ", false, false), t5.encode("Hello world", false, false));
+}
+
 TEST(Vocab, AddSpecial) {
   const Tokenizer& spm = load_vocab("vocab/ggml-vocab-llama-spm.gguf");
   const std::vector<int32_t> plain = spm.encode("Hello", false, false);
@@ -522,6 +565,13 @@ class GgufBuilder {
     for (int32_t x : v) put(x);
     return *this;
   }
+  GgufBuilder& u8s(const std::string& key, const std::vector<uint8_t>& v) {
+    begin(key, 9);
+    put(uint32_t{0});
+    put(uint64_t{v.size()});
+    bytes_.insert(bytes_.end(), v.begin(), v.end());
+    return *this;
+  }
   GgufBuilder& f32s(const std::string& key, const std::vector<float>& v) {
     begin(key, 9);
     put(uint32_t{6});
@@ -586,6 +636,37 @@ GgufBuilder tiny_bpe(const std::vector<std::string>& merges = {"a b", "ab c"}, c
   return b;
 }
 
+// Unigram over <pad> </s> <unk> ▁ a b ab ▁ab: pad, eos, unk by T5's defaults.
+GgufBuilder tiny_ugm() {
+  GgufBuilder b;
+  b.str("tokenizer.ggml.model", "t5")
+      .strs("tokenizer.ggml.tokens", {"<pad>", "</s>", "<unk>", "\xE2\x96\x81", "a", "b", "ab", "\xE2\x96\x81" "ab"})
+      .f32s("tokenizer.ggml.scores", {0, 0, 0, -2, -3, -3, -4, -5})
+      .i32s("tokenizer.ggml.token_type", {3, 3, 2, 1, 1, 1, 1, 1})
+      .boolean("tokenizer.ggml.add_space_prefix", true);
+  return b;
+}
+
+TEST(Synthetic, UnigramViterbi) {
+  Result<Tokenizer> tok = tiny_ugm().load();
+  ASSERT_TRUE(tok.ok()) << tok.status().message();
+  // "▁ab" (-5) beats "▁" "ab" (-6) and "▁" "a" "b" (-8); EOS is added.
+  EXPECT_EQ(tok->encode("ab", true, false), (std::vector<int32_t>{7, 1}));
+  // Spaces are U+2581; unknown code points merge into one <unk>.
+  EXPECT_EQ(tok->encode("ab ba", false, false), (std::vector<int32_t>{7, 3, 5, 4}));
+  EXPECT_EQ(tok->encode("ab zzz", false, false), (std::vector<int32_t>{7, 3, 2}));
+  EXPECT_EQ(tok->piece(7), " ab");
+}
+
+TEST(Synthetic, UnigramCharsmapOutOfBoundsEndsTheMatch) {
+  // A double array of one node whose BASE points far outside it: matching
+  // stops there (llama.cpp throws), and the text is taken as it is.
+  Result<Tokenizer> tok =
+      tiny_ugm().u8s("tokenizer.ggml.precompiled_charsmap", {4, 0, 0, 0, 0x00, 0xFC, 0xFF, 0x7F, 'x', 0}).load();
+  ASSERT_TRUE(tok.ok()) << tok.status().message();
+  EXPECT_EQ(tok->encode("ab", false, false), (std::vector<int32_t>{7}));
+}
+
 TEST(Synthetic, SpmUnknownWithoutByteTokens) {
   Result<Tokenizer> tok = tiny_spm().load();
   ASSERT_TRUE(tok.ok()) << tok.status().message();
@@ -642,9 +723,17 @@ TEST(Synthetic, LoadErrors) {
   expect_error(tiny_bpe().boolean("tokenizer.ggml.add_bos_token", true), ErrorCode::kBadFile, "no BOS");
   {
     GgufBuilder b;
-    b.str("tokenizer.ggml.model", "bert").strs("tokenizer.ggml.tokens", {"a"});
-    expect_error(b, ErrorCode::kUnsupported, "bert");
+    b.str("tokenizer.ggml.model", "rwkv").strs("tokenizer.ggml.tokens", {"a"});
+    expect_error(b, ErrorCode::kUnsupported, "rwkv");
   }
+  {
+    GgufBuilder b;
+    b.str("tokenizer.ggml.model", "bert").strs("tokenizer.ggml.tokens", {"a"});
+    expect_error(b, ErrorCode::kBadFile, "needs its [CLS] and [SEP]");
+  }
+  // A charsmap whose double array claims more bytes than there are.
+  expect_error(tiny_ugm().u8s("tokenizer.ggml.precompiled_charsmap", {0xFF, 0, 0, 0, 1, 2}), ErrorCode::kBadFile,
+               "overruns");
   expect_error(tiny_bpe({"a b"}, "tekken"), ErrorCode::kUnsupported, "tekken");
   {
     GgufBuilder b;

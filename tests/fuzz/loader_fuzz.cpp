@@ -1,7 +1,8 @@
 // Fuzzes model loading the way the wasm worker streams a file: the input is a
 // whole GGUF file. The header is parsed from a growing prefix (begin_load's
 // kNeedMoreData loop), the tensor data copied into the arena, the weights
-// bound and repacked (finish_load), and a loaded model generates a few tokens.
+// bound and repacked (finish_load), and a loaded model generates a few tokens
+// and embeds (a reranker also ranks).
 // Seeds: tools/fuzz.sh builds them (stories260K, small `synth` models of
 // several types, vocab-only files).
 //
@@ -84,5 +85,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<float> logits;
   s = engine.eval_logits({0, engine.config().n_vocab - 1}, &logits);
   if (!s.ok()) check_error(s);
+
+  // Embeddings: two texts in one pass (an encoder), or one after the other.
+  const auto embedded = engine.embed({"Once upon a", "time"}, {});
+  if (!embedded.ok()) check_error(embedded.status());
+  const auto ranked = engine.rank("Once", {"upon a time"});
+  if (!ranked.ok()) check_error(ranked.status());
   return 0;
 }

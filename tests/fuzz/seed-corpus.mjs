@@ -37,6 +37,11 @@ const synthModels = [
   ['q8_0', '64x1:2/1:128', 'smollm3'],
   ['f16', '64x2:2/1:128', 'gemma2', ['--head-dim', '64', '--sliding-window', '4']],
   ['q8_0', '64x2:2/1:128', 'gemma3', ['--sliding-window', '4']],
+  // Encoders (embeddings only), one a reranker, and a decoder that embeds.
+  ['q8_0', '64x1:4/4:128', 'bert', ['--head-dim', '16']],
+  ['f16', '64x1:4/2:128', 'nomic-bert', ['--head-dim', '16']],
+  ['q8_0', '64x2:4/4:128', 'jina-bert-v2', ['--head-dim', '16', '--reranker']],
+  ['f32', '64x1:2/1:128', 'qwen3', ['--head-dim', '64', '--pooling', 'mean']],
 ];
 
 // The first n tokens of a byte-level BPE vocabulary (its 256 byte tokens
@@ -92,10 +97,10 @@ function loaderSeeds(out, cli) {
     execFileSync(cli, ['synth', '--shape', shape, '--type', type, '--arch', arch, '--ctx', '64', ...extra,
       '--vocab', vocabFile, '-o', join(out, file)], { stdio: ['ignore', 'ignore', 'pipe'] });
   copyFileSync(stories, join(out, 'stories260K.gguf'));
-  for (const [type, shape, arch, extra] of synthModels) {
-    synth(type, shape, arch, stories, `synth-${type}-${arch}.gguf`, extra);
-  }
-  optionalKeys.forEach((keys, i) => withKeys(join(out, 'synth-f32-llama.gguf'), keys, join(out, `keys-${i}-f32-llama.gguf`)));
+  synthModels.forEach(([type, shape, arch, extra], i) => {
+    synth(type, shape, arch, stories, `synth-${i}-${type}-${arch}.gguf`, extra);
+  });
+  optionalKeys.forEach((keys, i) => withKeys(join(out, 'synth-0-f32-llama.gguf'), keys, join(out, `keys-${i}-f32-llama.gguf`)));
   // Byte-level BPE: vocabulary-only files and models on them.
   for (const name of ['gpt-2', 'qwen2']) {
     const small = join(out, `vocab-${name}-1024.gguf`);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LLM, MODELS } from '../../js/index.js';
 import {
-  BENCH_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, TOKENIZE_OPTIONS,
+  BENCH_OPTIONS, EMBED_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, RANK_OPTIONS, TOKENIZE_OPTIONS,
 } from '../../js/option-names.js';
 import { interfaceMembers } from './declarations.mjs';
 import { modelPath } from './helpers.mjs';
@@ -43,6 +43,8 @@ describe('the options each call accepts', () => {
     expect(TOKENIZE_OPTIONS).toEqual(interfaceMembers('TokenizeOptions'));
     expect(FORMAT_CHAT_OPTIONS).toEqual(interfaceMembers('FormatChatOptions'));
     expect(BENCH_OPTIONS).toEqual(interfaceMembers('BenchOptions'));
+    expect(EMBED_OPTIONS).toEqual(interfaceMembers('EmbedOptions'));
+    expect(RANK_OPTIONS).toEqual(interfaceMembers('RankOptions'));
   });
 
   it('LLM.load takes every documented option at once', async () => {
@@ -90,6 +92,13 @@ describe('the options each call accepts', () => {
     const bench = { promptTokens: 8, generateTokens: 4 };
     expect(Object.keys(bench)).toEqual(interfaceMembers('BenchOptions'));
     expect(await llm.bench(bench)).toMatchObject({ promptTokens: 8, generatedTokens: 4 });
+    const embed = { normalize: false, pooling: 'mean', signal: new AbortController().signal };
+    expect(Object.keys(embed)).toEqual(interfaceMembers('EmbedOptions'));
+    expect((await llm.embed('Once', embed)).length).toBe(llm.info.embeddingSize);
+    const rank = { signal: new AbortController().signal };
+    expect(Object.keys(rank)).toEqual(interfaceMembers('RankOptions'));
+    // Accepted; stories260K has no classification head to rank with.
+    await expect(llm.rank('Once', ['upon a time'], rank)).rejects.toMatchObject({ code: 'unsupported' });
   });
 });
 
@@ -104,6 +113,8 @@ describe('an option no call documents', () => {
     ['tokenize', 'tokenize', (options) => llm.tokenize('Once', options)],
     ['formatChat', 'formatChat', (options) => llm.formatChat([{ role: 'user', content: 'Hi' }], options)],
     ['bench', 'bench', (options) => llm.bench({ promptTokens: 4, generateTokens: 4, ...options })],
+    ['embed', 'embed', (options) => llm.embed('Once', options)],
+    ['rank', 'rank', (options) => llm.rank('Once', ['upon'], options)],
   ])('is a TypeError from %s that names it', async (_, kind, run) => {
     const error = await failure(() => run({ verbose: true }));
     expect(error).toBeInstanceOf(TypeError);

@@ -1,6 +1,7 @@
-// Our tokenizer against llama.cpp (node-llama-cpp): every vocab file x every
-// corpus string x parse_special off/on must give the same ids, and BOS/EOS
-// must be added as llama.cpp adds them. The CLI tokenizes the whole corpus in
+// Our tokenizer against llama.cpp (node-llama-cpp): every vocab file (the
+// SentencePiece, byte-level BPE, WordPiece and Unigram ones) x every corpus
+// string x parse_special off/on must give the same ids, and BOS/EOS must be
+// added as llama.cpp adds them. The CLI tokenizes the whole corpus in
 // one process per (file, mode) with `tokenize --jsonl`.
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -65,13 +66,15 @@ function firstMismatches(modelPath) {
       expect(compared).toBe(2 * corpus.length);
       expect(mismatches).toEqual([]);
 
-      // add_special: BOS/EOS around the same ids, as the vocab's flags say.
+      // add_special: BOS/EOS around the same ids, as the vocab's flags say
+      // (WordPiece: always [CLS] and [SEP], as llama.cpp's tokenize adds them).
       const text = 'Hello world';
       const withSpecial = JSON.parse(cli(['-m', modelPath, '--file', writeText(text)]));
+      const wpm = model.vocabularyType === 'wpm';
       const expected = [
-        ...(model.tokens.shouldPrependBosToken ? [model.tokens.bos] : []),
+        ...(model.tokens.shouldPrependBosToken || wpm ? [model.tokens.bos] : []),
         ...Array.from(model.tokenize(text, false)),
-        ...(model.tokens.shouldAppendEosToken ? [model.tokens.eos] : []),
+        ...(wpm ? [model.tokens.sep] : model.tokens.shouldAppendEosToken ? [model.tokens.eos] : []),
       ];
       expect(withSpecial).toEqual(expected);
     } finally {

@@ -12,9 +12,10 @@ export const cliPath = process.env.WASM_LLM_BIN ?? path.join(repoRoot, 'build', 
 export const corpusPath = path.join(repoRoot, 'tests', 'reference', 'tokenizer_corpus.json');
 export const goldenDir = path.join(repoRoot, 'tests', 'reference', 'golden');
 
-// Every llama/gpt2 vocab in shared/models (bert-bge is WordPiece: not supported).
+// Every llama, gpt2, bert (WordPiece) and t5 (Unigram) vocab in shared/models.
 export const vocabFiles = [
   'vocab/ggml-vocab-baichuan.gguf',
+  'vocab/ggml-vocab-bert-bge.gguf',
   'vocab/ggml-vocab-deepseek-coder.gguf',
   'vocab/ggml-vocab-deepseek-llm.gguf',
   'vocab/ggml-vocab-falcon.gguf',
@@ -22,6 +23,7 @@ export const vocabFiles = [
   'vocab/ggml-vocab-gpt-neox.gguf',
   'vocab/ggml-vocab-llama-spm.gguf',
   'vocab/ggml-vocab-mpt.gguf',
+  'vocab/ggml-vocab-nomic-bert-moe.gguf',
   'vocab/ggml-vocab-phi-3.gguf',
   'vocab/ggml-vocab-refact.gguf',
   'vocab/ggml-vocab-starcoder.gguf',

@@ -4,8 +4,8 @@
 // Lines marked @ts-expect-error must not compile. Type-checked, never run.
 import {
   AbortError, DEFAULT_MODEL, GenerationError, LLM, LLMError, LoadError, MODELS,
-  type BenchOptions, type ErrorCode, type FormatChatOptions, type GenerateOptions, type GenerationStats,
-  type LoadOptions, type LoadProgress, type ModelInfo, type TokenizeOptions,
+  type BenchOptions, type EmbedOptions, type ErrorCode, type FormatChatOptions, type GenerateOptions,
+  type GenerationStats, type LoadOptions, type LoadProgress, type ModelInfo, type RankOptions, type TokenizeOptions,
 } from 'wasm-llm';
 
 const controller = new AbortController();
@@ -83,6 +83,14 @@ console.log(await llm.detokenize(ids), await llm.detokenize(new Int32Array(ids))
 const benchOptions = { promptTokens: 32, generateTokens: 16 } satisfies Required<BenchOptions>;
 const bench = await llm.bench(benchOptions);
 console.log(bench.prefillSeconds, bench.decodeSeconds, bench.runs);
+const embedOptions = { normalize: true, pooling: 'mean', signal: controller.signal } satisfies Required<EmbedOptions>;
+const vector: Float32Array = await llm.embed('a sentence', embedOptions);
+const vectors: Float32Array[] = await llm.embed(['one', 'two'], { pooling: 'cls' });
+// @ts-expect-error: no such pooling
+await llm.embed('x', { pooling: 'max' });
+const rankOptions = { signal: controller.signal } satisfies Required<RankOptions>;
+const scores: number[] = await llm.rank('query', ['a document', 'another'], rankOptions);
+console.log(vector.length, vectors.length, scores, info.encoder, info.pooling, info.reranker);
 
 for (const entry of await LLM.cache.list()) console.log(entry.url, entry.size, entry.sha256, entry.savedAt, entry.file);
 const deleted: boolean = await LLM.cache.delete('https://example.com/model.gguf');

@@ -31,8 +31,7 @@ Status lfm2_config(ConfigKeys& keys, ModelConfig* c) {
     if (window > 0) {
       return Status::error(ErrorCode::kUnsupported, "lfm2 with sliding-window attention (%d) is not supported", window);
     }
-    WLLM_ASSIGN_OR_RETURN(const bool causal, keys.file()->get_bool_or(c->arch_name + ".attention.causal", true));
-    if (!causal) {
+    if (!c->causal) {
       return Status::error(ErrorCode::kUnsupported, "lfm2 with bidirectional attention (an embedding model) is not "
                            "supported");
     }

@@ -1,6 +1,7 @@
-// qwen3 (Qwen3 0.6B to 32B, dense): Llama's blocks with an RMSNorm on each
-// query and key head before RoPE, NeoX-style RoPE, and a head width of its
-// own (attention.key_length; 128 where dim / heads is 64).
+// qwen3 (Qwen3 0.6B to 32B, dense; Qwen3-Embedding, Qwen3-Reranker):
+// Llama's blocks with an RMSNorm on each query and key head before RoPE,
+// NeoX-style RoPE, and a head width of its own (attention.key_length; 128
+// where dim / heads is 64).
 // llama.cpp: src/models/qwen3.cpp.
 #include "model/architecture.h"
 #include "model/architectures/llama.h"
@@ -10,13 +11,16 @@ namespace {
 
 Status qwen3_config(ConfigKeys&, ModelConfig* c) {
   c->rope_neox = true;
+  c->rank_softmax = true;
   return require_attention_layers(*c);
 }
 
-// Llama's, and the gains of the query and key head norms.
+// Llama's, the gains of the query and key head norms, and a reranker's
+// score projection (Qwen3-Reranker: cls.output, pooled from the last token).
 void qwen3_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w) {
   llama_tensors(t, c, w);
   for (int l = 0; l < c.n_layers; ++l) qk_norm_tensors(t, c, l, &w->layers[l]);
+  classifier_tensors(t, c, w, c.dim);
 }
 
 void qwen3_forward(Forward& f) {

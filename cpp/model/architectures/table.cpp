@@ -6,7 +6,8 @@
 
 namespace wllm {
 
-extern const Architecture kLlama, kQwen2, kQwen3, kSmollm3, kGemma3, kGemma2, kGpt2, kLfm2;
+extern const Architecture kLlama, kQwen2, kQwen3, kSmollm3, kGemma3, kGemma2, kGpt2, kLfm2, kBert, kNomicBert,
+    kJinaBertV2;
 
 namespace {
 
@@ -19,6 +20,26 @@ const Architecture* const kArchitectures[] = {
     &kGemma2,
     &kGpt2,
     &kLfm2,
+    &kBert,
+    &kNomicBert,
+    &kJinaBertV2,
+};
+
+// Architectures of llama.cpp people may bring for embeddings that this
+// engine does not run, with what they are, for a clearer refusal.
+struct Unsupported {
+  const char* name;
+  const char* what;
+};
+const Unsupported kUnsupported[] = {
+    {"nomic-bert-moe", "nomic-embed-text-v2, a mixture-of-experts encoder"},
+    {"jina-bert-v3", "jina-embeddings-v3, an encoder with LoRA adapters"},
+    {"modern-bert", "ModernBERT, an encoder with sliding-window layers"},
+    {"neo-bert", "NeoBERT"},
+    {"eurobert", "EuroBERT"},
+    {"gemma-embedding", "EmbeddingGemma"},
+    {"t5encoder", "a T5 encoder"},
+    {"t5", "T5, an encoder-decoder"},
 };
 
 }  // namespace
@@ -26,6 +47,13 @@ const Architecture* const kArchitectures[] = {
 const Architecture* find_architecture(std::string_view name) {
   for (const Architecture* a : kArchitectures) {
     if (name == a->name) return a;
+  }
+  return nullptr;
+}
+
+const char* unsupported_architecture(std::string_view name) {
+  for (const Unsupported& u : kUnsupported) {
+    if (name == u.name) return u.what;
   }
   return nullptr;
 }
