@@ -48,6 +48,9 @@ struct ModelConfig {
   float rope_freq_base_local = 0.0f;  // > 0: local layers rotate with this base and
   float rope_freq_scale_local = 1.0f; //   this scale (and no frequency divisors)
   bool rope_neox = false;             // rotate (i, i + n/2), not (2i, 2i + 1)
+  float rope_attn_factor = 1.0f;      // cos and sin are multiplied by this (LongRoPE's magnitude scale)
+  int rope_orig_ctx = 0;              // context the model was pretrained with: LongRoPE's long
+                                      //   factors rotate contexts beyond it, the short ones the rest
 
   // Scales and caps (0 or 1 where unused).
   float attn_scale = 0.0f;       // query scale; 0: 1/sqrt(head_dim)
@@ -55,7 +58,7 @@ struct ModelConfig {
   float logit_softcap = 0.0f;    // > 0: the same on the output logits
   float embed_scale = 1.0f;      // the token embedding is multiplied by this
   float residual_scale = 1.0f;   // each block's output is scaled before the residual add (granite)
-  float logit_scale = 1.0f;      // the logits are divided by this (granite)
+  float logit_scale = 1.0f;      // the logits are multiplied by 1/this (granite)
 
   // Sliding-window attention: the window and how layers alternate.
   int sliding_window = 0;        // positions a local layer sees; 0: none
@@ -68,6 +71,7 @@ struct ModelConfig {
   bool fused_qkv = false;    // attn_qkv holds Wq, Wk and Wv as one matrix
   bool qkv_bias = false;     // the q, k and v projections have biases
   bool rope_factors = false; // rope_freqs.weight: per-frequency divisors
+  bool rope_long_short = false;  // rope_factors_long/short.weight: LongRoPE's two sets of divisors
 
   std::vector<LayerConfig> layers;  // one per layer, filled by the architecture
 

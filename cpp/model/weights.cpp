@@ -18,6 +18,10 @@ void output_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w, const 
     t.add("output.weight", {c.dim, c.n_vocab}, TensorRole::kOutput, &w->output);
   }
   if (c.rope_factors) t.add("rope_freqs.weight", {c.rope_dims / 2}, TensorRole::kFactors, &w->rope_freqs);
+  if (c.rope_long_short) {
+    t.add("rope_factors_long.weight", {c.rope_dims / 2}, TensorRole::kFactors, &w->rope_long);
+    t.add("rope_factors_short.weight", {c.rope_dims / 2}, TensorRole::kFactors, &w->rope_short);
+  }
 }
 
 void qkv_tensors(TensorList& t, const ModelConfig& c, int l, LayerWeights* L) {

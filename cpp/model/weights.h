@@ -42,6 +42,7 @@ struct ModelWeights {
   Tensor output_norm, output_norm_b;  // (dim) f32
   Tensor output;               // (dim -> n_vocab); token_embd when tied
   Tensor rope_freqs;           // (rope_dims/2) f32 frequency divisors
+  Tensor rope_long, rope_short;  // (rope_dims/2) f32 LongRoPE divisors: contexts beyond rope_orig_ctx, the rest
 };
 
 // What a tensor is for: whether it may be repacked, what type it must have,
@@ -69,7 +70,7 @@ class TensorList {
 
 // The tensors most architectures share, in llama.cpp's names:
 // token_embd, and output_norm (or the name given) + output (or token_embd
-// when tied).
+// when tied), and the RoPE frequency divisors the file has.
 void embedding_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w);
 void output_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w, const char* norm = "output_norm.weight");
 // attn_q/k/v (or fused attn_qkv), with their biases where the file has them.
