@@ -6,7 +6,7 @@
 
 namespace wllm {
 
-extern const Architecture kLlama, kQwen2, kQwen3, kSmollm3, kGemma3, kGemma2, kGpt2, kLfm2;
+extern const Architecture kLlama, kQwen2, kQwen3, kSmollm3, kGemma3, kGemma2, kGpt2, kLfm2, kPhi3, kGranite;
 
 namespace {
 
@@ -19,6 +19,8 @@ const Architecture* const kArchitectures[] = {
     &kGemma2,
     &kGpt2,
     &kLfm2,
+    &kPhi3,
+    &kGranite,
 };
 
 }  // namespace
