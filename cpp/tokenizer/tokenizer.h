@@ -3,7 +3,9 @@
 //   tokenizer.ggml.model = "llama": SentencePiece-style BPE over token
 //     scores, spaces as U+2581, byte fallback <0xXX>;
 //   tokenizer.ggml.model = "gpt2":  byte-level BPE over tokenizer.ggml.merges,
-//     after the pre-tokenizer named by tokenizer.ggml.pre (pretokenizers.h).
+//     after the pre-tokenizer named by tokenizer.ggml.pre (pretokenizers.h);
+//   tokenizer.ggml.model = "gemma4": BPE over merges on UTF-8 text with
+//     spaces as U+2581, split only at newlines, byte fallback <0xXX>.
 // Control, user-defined and unknown tokens are cut out of the text first
 // (llama.cpp's tokenizer_st_partition): user-defined ones always, control
 // and unknown ones only with parse_special.
@@ -43,7 +45,8 @@ class Tokenizer {
   int32_t pad() const;
   bool add_bos() const;  // tokenizer.ggml.add_bos_token, or the model's default
   bool add_eos() const;
-  // "llama" or "gpt2", and the pre-tokenizer name ("default" when absent).
+  // "llama", "gpt2" or "gemma4", and the pre-tokenizer name ("default" when
+  // absent, "gemma4" for gemma4).
   std::string_view model() const;
   std::string_view pre() const;
 
@@ -61,7 +64,7 @@ class Tokenizer {
 
   // The bytes of a token as llama.cpp's token_to_piece(id, special=false):
   // control and unknown tokens give "", byte tokens their byte, U+2581 a
-  // space (SPM), GPT-2 byte characters their raw bytes (BPE). May be a part
+  // space (SPM, gemma4), GPT-2 byte characters their raw bytes (BPE). May be a part
   // of a UTF-8 character. "" for an id out of range.
   std::string piece(int32_t id) const;
   // The same bytes as a view (valid while the Tokenizer, or a copy, lives).

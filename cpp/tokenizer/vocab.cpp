@@ -144,7 +144,7 @@ std::string make_piece(const TokenizerData& d, int32_t id) {
   if (attr & (kAttrUnknown | kAttrControl)) return "";
   if (attr & kAttrUserDefined) return std::string(text);
   if (attr & kAttrNormal) {
-    if (d.kind == TokenizerKind::kBpe) return decode_gpt2_text(text);
+    if (d.kind == TokenizerKind::kBpe && !d.pre->spm_style) return decode_gpt2_text(text);
     std::string s;
     for (size_t i = 0; i < text.size(); ++i) {
       if (text.compare(i, 3, "\xE2\x96\x81") == 0) {
@@ -403,14 +403,18 @@ Result<Tokenizer> Tokenizer::from_gguf(const GgufFile& f) {
   d->model_name = std::string(model);
   d->pre_name = pre_key.empty() ? "default" : std::string(pre_key);
 
-  bool no_default_bos = false;
+  bool no_default_bos = false, no_default_eos = false;
   if (model == "llama") {
     d->kind = TokenizerKind::kSpm;
     d->add_space_prefix = true;  // llama.cpp's SPM defaults
     d->add_bos = true;
-  } else if (model == "gpt2") {
+  } else if (model == "gpt2" || model == "gemma4") {
+    // gemma4: BPE over merges like gpt2, with its own pre-tokenizer and no
+    // default special ids (llama.cpp reads them all from the file).
+    const bool gemma4 = model == "gemma4";
+    if (gemma4) d->pre_name = "gemma4";
     d->kind = TokenizerKind::kBpe;
-    d->pre = find_pre_tokenizer(pre_key);
+    d->pre = find_pre_tokenizer(gemma4 ? "gemma4" : pre_key);
     if (!d->pre) {
       // llama.cpp refuses names it does not know; we also refuse the ones it
       // knows but this engine does not implement.
@@ -419,10 +423,12 @@ Result<Tokenizer> Tokenizer::from_gguf(const GgufFile& f) {
     }
     d->ignore_merges = d->pre->ignore_merges;
     d->add_bos = d->pre->add_bos;
-    no_default_bos = d->pre->no_default_bos;
+    no_default_bos = d->pre->no_default_bos || gemma4;
+    no_default_eos = gemma4;
   } else {
-    return Status::error(ErrorCode::kUnsupported, "tokenizer: %s '%.*s' is not supported (only llama and gpt2)",
-                         kKeyModel, static_cast<int>(model.size()), model.data());
+    return Status::error(ErrorCode::kUnsupported,
+                         "tokenizer: %s '%.*s' is not supported (only llama, gpt2 and gemma4)", kKeyModel,
+                         static_cast<int>(model.size()), model.data());
   }
   WLLM_RETURN_IF_ERROR(read_bool(f, kKeyAddSpacePrefix, &d->add_space_prefix));
 
@@ -437,7 +443,7 @@ Result<Tokenizer> Tokenizer::from_gguf(const GgufFile& f) {
     d->unk = 0;
   } else {
     d->bos = no_default_bos ? -1 : 11;
-    d->eos = 11;
+    d->eos = no_default_eos ? -1 : 11;
   }
   for (int32_t* id : {&d->bos, &d->eos, &d->unk}) {
     if (*id >= n) *id = -1;
@@ -469,16 +475,19 @@ Result<Tokenizer> Tokenizer::from_gguf(const GgufFile& f) {
   for (const IdKey& k : id_keys) WLLM_RETURN_IF_ERROR(read_id(f, k.key, n, k.strict, k.id));
   WLLM_RETURN_IF_ERROR(read_bool(f, kKeyAddBos, &d->add_bos));
   WLLM_RETURN_IF_ERROR(read_bool(f, kKeyAddEos, &d->add_eos));
+  if (d->pre && d->pre->spm_style) d->add_bos = true;  // llama.cpp overrides the file for Gemma 4
   if (d->add_bos && d->bos < 0) return bad("%s is true but there is no BOS token", kKeyAddBos);
   if (d->add_eos && d->eos < 0) return bad("%s is true but there is no EOS token", kKeyAddEos);
 
-  // SPM byte fallback: <0xXX>, else the byte itself as a one-byte token.
+  // Byte fallback: SPM's <0xXX>, else the byte itself as a one-byte token;
+  // SentencePiece-style BPE's <0xXX> only.
+  const bool spm_style = d->pre && d->pre->spm_style;
   for (int b = 0; b < 256; ++b) {
     d->byte_tokens[b] = -1;
-    if (d->kind != TokenizerKind::kSpm) continue;
+    if (d->kind != TokenizerKind::kSpm && !spm_style) continue;
     const int32_t id = d->find(str_printf("<0x%02X>", b));
     const char c = static_cast<char>(b);
-    d->byte_tokens[b] = id >= 0 ? id : d->find(std::string_view(&c, 1));
+    d->byte_tokens[b] = id >= 0 || spm_style ? id : d->find(std::string_view(&c, 1));
   }
 
   derive_special_tokens(d.get());
