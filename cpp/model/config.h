@@ -69,6 +69,7 @@ struct ModelConfig {
   // loader does): these choose among the tensor layouts an architecture allows.
   bool tied_output = false;  // no output.weight: token_embd is the output matrix
   bool fused_qkv = false;    // attn_qkv holds Wq, Wk and Wv as one matrix
+  bool fused_gate_up = false;  // ffn_up holds W_gate and W_up as one matrix of twice the width (phi3)
   bool qkv_bias = false;     // the q, k and v projections have biases
   bool rope_factors = false; // rope_freqs.weight: per-frequency divisors
   bool rope_long_short = false;  // rope_factors_long/short.weight: LongRoPE's two sets of divisors

@@ -55,9 +55,16 @@ void qk_norm_tensors(TensorList& t, const ModelConfig& c, int l, LayerWeights* L
 }
 
 void gated_ffn_tensors(TensorList& t, const ModelConfig& c, int l, LayerWeights* L) {
-  t.add(layer_tensor(l, "ffn_gate.weight"), {c.dim, c.ffn_dim}, TensorRole::kMatrix, &L->w_gate);
-  t.add(layer_tensor(l, "ffn_up.weight"), {c.dim, c.ffn_dim}, TensorRole::kMatrix, &L->w_up);
-  t.add(layer_tensor(l, "ffn_down.weight"), {c.ffn_dim, c.dim}, TensorRole::kMatrix, &L->w_down);
+  const int64_t ffn = c.ffn_dim;
+  if (c.fused_gate_up) {
+    t.add(layer_tensor(l, "ffn_up.weight"), {c.dim, 2 * ffn}, TensorRole::kMatrix, &L->w_gate_up);
+    t.part(&L->w_gate, &L->w_gate_up, 0, ffn);
+    t.part(&L->w_up, &L->w_gate_up, ffn, ffn);
+  } else {
+    t.add(layer_tensor(l, "ffn_gate.weight"), {c.dim, ffn}, TensorRole::kMatrix, &L->w_gate);
+    t.add(layer_tensor(l, "ffn_up.weight"), {c.dim, ffn}, TensorRole::kMatrix, &L->w_up);
+  }
+  t.add(layer_tensor(l, "ffn_down.weight"), {ffn, c.dim}, TensorRole::kMatrix, &L->w_down);
 }
 
 namespace {

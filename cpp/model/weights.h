@@ -77,7 +77,8 @@ void output_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w, const 
 void qkv_tensors(TensorList& t, const ModelConfig& c, int layer, LayerWeights* L);
 // attn_q_norm, attn_k_norm: the gains of per-head query and key RMSNorms.
 void qk_norm_tensors(TensorList& t, const ModelConfig& c, int layer, LayerWeights* L);
-// ffn_gate, ffn_up, ffn_down: a gated feed-forward.
+// ffn_gate, ffn_up, ffn_down: a gated feed-forward (fused: ffn_up of twice
+// the width, gate rows then up rows, and ffn_down).
 void gated_ffn_tensors(TensorList& t, const ModelConfig& c, int layer, LayerWeights* L);
 // "blk.<layer>.<name>"
 std::string layer_tensor(int layer, const char* name);

@@ -36,7 +36,9 @@ GgufWriter rewriter(const std::vector<uint8_t>& bytes, const std::string& drop_k
   const GgufFile file = GgufFile::parse(bytes).value();
   GgufWriter w;
   for (const GgufKV& kv : file.kvs()) {
-    if (kv.key != drop_key) EXPECT_TRUE(w.copy_kv(kv).ok());
+    if (kv.key != drop_key) {
+      EXPECT_TRUE(w.copy_kv(kv).ok());
+    }
   }
   if (set) set(w);
   for (const GgufTensorInfo& t : file.tensors()) {
