@@ -298,7 +298,9 @@ class SynthTensors : public TensorList {
       case TensorRole::kNorm:
         init.kind = Init::kNorm;
         init.scale = 0.05f;
-        if (name == "output_norm.weight" && c_.tied_output) init.center = kTiedLogitStd * c_.logit_scale / kTiedEmbedStd;
+        if (name == "output_norm.weight" && c_.tied_output) {
+          init.center = kTiedLogitStd * c_.logit_scale / kTiedEmbedStd;
+        }
         break;
       case TensorRole::kBias:
         init.scale = 0.1f;

@@ -297,7 +297,8 @@ TEST(Granite, RopeSwitchAndRefusedVariants) {
     EXPECT_EQ(s.code(), ErrorCode::kUnsupported) << what;
     EXPECT_NE(s.message().find(what), std::string::npos) << s.message();
   };
-  refused(with_metadata_changed(file, "", [](GgufWriter& w) { ASSERT_TRUE(w.set_u32("granite.expert_count", 8).ok()); }),
+  refused(with_metadata_changed(file, "",
+                                [](GgufWriter& w) { ASSERT_TRUE(w.set_u32("granite.expert_count", 8).ok()); }),
           "8 experts");
   refused(with_metadata_changed(file, "", [](GgufWriter& w) {
             const int32_t mapping[] = {-1, 1, -1};
