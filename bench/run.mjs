@@ -38,6 +38,9 @@ const qwen3 = { shape: 'qwen3-0.6b', vocab: 'ggml-vocab-qwen2.gguf', ctx: 40960 
 const smollm3 = { shape: 'smollm3-3b', vocab: 'ggml-vocab-llama-bpe.gguf', ctx: 65536 };
 const gemma3 = { shape: 'gemma3-1b', vocab: 'ggml-vocab-command-r.gguf', ctx: 32768 };
 const gemma2 = { shape: 'gemma2-2b', vocab: 'ggml-vocab-command-r.gguf', ctx: 8192 };
+// Phi-3.5-mini's own vocabulary (Phi-3's); GPT-2's 50257 tokens for Granite 3.3's 49159.
+const phi3 = { shape: 'phi3.5-mini', vocab: 'ggml-vocab-phi-3.gguf', ctx: 131072 };
+const granite = { shape: 'granite-3.3-2b', vocab: 'ggml-vocab-gpt-2.gguf', ctx: 131072 };
 // `--shapes a,b` and `--types x,y` pick from all of the lists below (e.g. one
 // model of the full run, or `--quick --shapes tinyllama-1.1b`: the quick
 // settings on TinyLlama); without them --quick keeps the first, small ones.
@@ -49,8 +52,8 @@ function pick(all, quickDefault, flag, nameOf = (x) => x) {
   if (kept.length === 0) throw new Error(`${flag}: none of ${wanted.join(', ')} is in ${all.map(nameOf).join(', ')}`);
   return kept;
 }
-const shapes = pick([stories15M, smollm2, tinyllama, qwen3, gemma3, gemma2, smollm3], [stories15M, smollm2], '--shapes',
-  (s) => s.shape);
+const shapes = pick([stories15M, smollm2, tinyllama, qwen3, gemma3, gemma2, smollm3, phi3, granite],
+  [stories15M, smollm2], '--shapes', (s) => s.shape);
 const types = pick(['f16', 'q8_0', 'q4_0', 'q4_K_M'], ['q4_0'], '--types');
 const nodeFlag = process.argv.indexOf('--node');
 const measuringNode = nodeFlag < 0 ? process.execPath : resolve(String(process.argv[nodeFlag + 1]));

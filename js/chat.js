@@ -20,9 +20,12 @@ export class ChatFormatter {
     this.template = null;  // compiled on first use
   }
 
-  // The prompt text for `messages` ([{role, content}]), ending where the
-  // assistant's reply begins (addGenerationPrompt, the default).
-  format(messages, { addGenerationPrompt = true } = {}) {
+  // The prompt text for `messages` ([{role, content}], with whatever else a
+  // template reads, such as an assistant's tool_calls), ending where the
+  // assistant's reply begins (addGenerationPrompt, the default). `tools`: the
+  // function declarations a template that takes them renders (OpenAI style,
+  // [{type: 'function', function: {name, description, parameters}}]).
+  format(messages, { addGenerationPrompt = true, tools } = {}) {
     if (!Array.isArray(messages) || messages.length === 0) throw new TypeError('messages must be a non-empty array');
     for (const m of messages) {
       if (typeof m?.role !== 'string' || typeof m?.content !== 'string') {
@@ -36,6 +39,7 @@ export class ChatFormatter {
         add_generation_prompt: addGenerationPrompt,
         bos_token: this.bosToken,
         eos_token: this.eosToken,
+        ...(tools === undefined ? {} : { tools }),  // absent, not undefined: templates test `tools is defined`
       });
     } catch (error) {
       throw new TypeError(`the model's chat template failed: ${error.message}`, { cause: error });

@@ -46,8 +46,12 @@ Status run(int argc, char** argv) {
     std::printf("architecture:  %s%s%s\n", c.arch_name.c_str(), c.name.empty() ? "" : " — ", c.name.c_str());
     std::printf("shape:         dim %d, %d layers, %d heads (%d kv heads, head dim %d), ffn %d, vocab %d\n", c.dim,
                 c.n_layers, c.n_heads, c.n_kv_heads, c.head_dim, c.ffn_dim, c.n_vocab);
-    std::printf("rope:          %s, %d dims, base %g, scale %g%s\n", c.rope_neox ? "neox" : "normal", c.rope_dims,
+    std::printf("rope:          %s, %d dims, base %g, scale %g%s", c.rope_neox ? "neox" : "normal", c.rope_dims,
                 c.rope_freq_base, c.rope_freq_scale, file.find_tensor("rope_freqs.weight") ? ", rope_freqs" : "");
+    if (c.rope_long_short) {
+      std::printf(", LongRoPE (long factors beyond %d positions, magnitude %g)", c.rope_orig_ctx, c.rope_attn_factor);
+    }
+    std::printf("\n");
     if (c.local_layers() > 0) {
       std::printf("attention:     sliding window of %d positions in %d of %d layers\n", c.sliding_window,
                   c.local_layers(), c.n_layers);

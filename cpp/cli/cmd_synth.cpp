@@ -80,6 +80,7 @@ struct Shape {
   float rope_base = 10000.0f;
   bool tied = false;  // no output.weight: token_embd doubles as the output
   int head_dim = 0;   // 0: dim / n_heads
+  int rope_dims = 0;  // dims of each head that rotate; 0: the architecture's default
 };
 
 // Real models' shapes, for benchmarks (one row per model).
@@ -95,6 +96,10 @@ const Shape kNamedShapes[] = {
     {"gpt2-124m", "gpt2", 768, 12, 12, 12, 3072, 1024, 10000.0f, true},
     {"lfm2-350m", "lfm2", 1024, 16, 16, 8, 4608, 128000, 1000000.0f, true},
     {"lfm2-1.2b", "lfm2", 2048, 16, 32, 8, 8192, 128000, 1000000.0f, true},
+    {"phi3.5-mini", "phi3", 3072, 32, 32, 32, 8192, 131072, 10000.0f, false, 96, 96},
+    {"phi4-mini", "phi3", 3072, 32, 24, 8, 8192, 131072, 10000.0f, true, 128},
+    {"granite-3.3-2b", "granite", 2048, 40, 32, 8, 8192, 131072, 10000000.0f, true},
+    {"granite-4.0-micro", "granite", 2560, 40, 40, 8, 8192, 131072, 10000000.0f, true},
     // Embedding models (encoders have no output layer; `tied` is moot).
     {"all-minilm-l6", "bert", 384, 6, 12, 12, 1536, 512, 10000.0f, true},
     {"bge-small", "bert", 384, 12, 12, 12, 1536, 512, 10000.0f, true},
@@ -275,7 +280,9 @@ class SynthTensors : public TensorList {
           init.scale = kTiedEmbedStd * fan_in(c_.dim);
           init.row_spread = kRowScaleSpread;
         } else {
-          init.scale = 1.0f;  // unit-RMS input embeddings
+          // Unit-RMS input embeddings; with granite's scales, as large
+          // beside what the blocks add as other architectures' are.
+          init.scale = c_.residual_scale / c_.embed_scale;
         }
         break;
       case TensorRole::kMatrix:
@@ -283,19 +290,25 @@ class SynthTensors : public TensorList {
         init.scale = fan_in(init.row_len);
         break;
       case TensorRole::kOutput: {
-        init.scale = kLogitStd / std::sqrt(static_cast<float>(c_.dim));
+        // Logits the model divides by logit_scale (granite) are made that
+        // much larger, for the same distribution; the bigram's embedding
+        // rows are residual_scale / embed_scale of the hidden state's.
+        init.scale = kLogitStd * c_.logit_scale / std::sqrt(static_cast<float>(c_.dim));
         // Embedding and hidden state both have norm ~sqrt(dim).
         init.bigram_source = std::make_shared<Init>(token_embd_);
         init.bigram_rows = c_.n_vocab;
         init.bigram_step = 7919;
         while (std::gcd(init.bigram_step, static_cast<int64_t>(c_.n_vocab)) != 1) init.bigram_step += 2;
-        init.bigram_gain = kBigramLogit / static_cast<float>(c_.dim);
+        init.bigram_gain =
+            kBigramLogit * c_.logit_scale * c_.embed_scale / c_.residual_scale / static_cast<float>(c_.dim);
         break;
       }
       case TensorRole::kNorm:
         init.kind = Init::kNorm;
         init.scale = 0.05f;
-        if (name == "output_norm.weight" && c_.tied_output) init.center = kTiedLogitStd / kTiedEmbedStd;
+        if (name == "output_norm.weight" && c_.tied_output) {
+          init.center = kTiedLogitStd * c_.logit_scale / kTiedEmbedStd;
+        }
         break;
       case TensorRole::kBias:
         init.scale = 0.1f;
@@ -347,6 +360,7 @@ ModelConfig synth_config(const Shape& s, const Architecture* arch, int64_t n_voc
   c.layers.assign(s.n_layers, LayerConfig{true, s.n_kv_heads, 0, true});
   arch->synth_defaults(&c);
   if (s.name == "qwen3-embedding-0.6b") c.pooling = Pooling::kLast;
+  if (s.rope_dims > 0) c.rope_dims = s.rope_dims;
   return c;
 }
 

@@ -214,17 +214,29 @@ Status common_keys(ConfigKeys& k, ModelConfig* c) {
     }
     c->n_cls_out = static_cast<int>(labels->size());
   }
+  // LongRoPE's keys (llama.cpp reads them for every architecture); written
+  // only where a model has them.
+  if (k.reading() || c->rope_attn_factor != 1.0f) {
+    WLLM_RETURN_IF_ERROR(k.number("rope.scaling.attn_factor", &c->rope_attn_factor, 0.0f, 1e3f));
+  }
+  WLLM_RETURN_IF_ERROR(k.count("rope.scaling.original_context_length", &c->rope_orig_ctx, 1, kMaxCtx));
+  if (k.reading() && c->rope_orig_ctx == 0) c->rope_orig_ctx = c->n_ctx_train;
   return {};
 }
 
-// Rope scaling: "none" and "linear" (which divides positions) are supported.
+// Rope scaling: "none", "linear" (which divides positions) and "longrope"
+// (per-frequency divisors, rope_factors_long/short: the same rotation with
+// the factor of a linear scaling if the file gives one, as llama.cpp).
 Status read_rope_scaling(const GgufFile& f, const std::string& a, ModelConfig* c) {
   WLLM_ASSIGN_OR_RETURN(const std::string_view scaling, f.get_string_or(a + ".rope.scaling.type", "none"));
   const char* factor_key = nullptr;
   if (scaling == "linear") {
     factor_key = ".rope.scaling.factor";
+  } else if (scaling == "longrope") {
+    if (f.find(a + ".rope.scaling.factor")) factor_key = ".rope.scaling.factor";
   } else if (scaling != "none") {
-    return Status::error(ErrorCode::kUnsupported, "rope scaling '%.*s' is not supported (supported: none, linear)",
+    return Status::error(ErrorCode::kUnsupported,
+                         "rope scaling '%.*s' is not supported (supported: none, linear, longrope)",
                          static_cast<int>(scaling.size()), scaling.data());
   } else if (f.find(a + ".rope.scale_linear")) {  // older converters
     factor_key = ".rope.scale_linear";
@@ -261,6 +273,7 @@ void detect_layouts(const GgufFile& f, ModelConfig* c) {
   const bool gate = f.find_tensor(blk + "ffn_gate.weight") != nullptr;
   c->fused_gate_up = !gate && up && up->ne[1] == 2LL * c->ffn_dim;
   c->gated_ffn = gate || c->fused_gate_up;
+  c->rope_long_short = f.find_tensor("rope_factors_long.weight") != nullptr;
 }
 
 // The token-type count, a tokenizer key the encoders' token_types tensor

@@ -56,6 +56,9 @@ struct ModelConfig {
   float rope_freq_base_local = 0.0f;  // > 0: local layers rotate with this base and
   float rope_freq_scale_local = 1.0f; //   this scale (and no frequency divisors)
   bool rope_neox = false;             // rotate (i, i + n/2), not (2i, 2i + 1)
+  float rope_attn_factor = 1.0f;      // cos and sin are multiplied by this (LongRoPE's magnitude scale)
+  int rope_orig_ctx = 0;              // context the model was pretrained with: LongRoPE's long
+                                      //   factors rotate contexts beyond it, the short ones the rest
 
   // Scales and caps (0 or 1 where unused).
   float attn_scale = 0.0f;       // query scale; 0: 1/sqrt(head_dim)
@@ -63,7 +66,7 @@ struct ModelConfig {
   float logit_softcap = 0.0f;    // > 0: the same on the output logits
   float embed_scale = 1.0f;      // the token embedding is multiplied by this
   float residual_scale = 1.0f;   // each block's output is scaled before the residual add (granite)
-  float logit_scale = 1.0f;      // the logits are divided by this (granite)
+  float logit_scale = 1.0f;      // the logits are multiplied by 1/this (granite)
 
   // Sliding-window attention: the window and how layers alternate.
   int sliding_window = 0;        // positions a local layer sees; 0: none
@@ -83,6 +86,7 @@ struct ModelConfig {
   // loader does): these choose among the tensor layouts an architecture allows.
   bool tied_output = false;  // no output.weight: token_embd is the output matrix
   bool fused_qkv = false;    // attn_qkv holds Wq, Wk and Wv as one matrix
+  bool fused_gate_up = false;  // ffn_up holds W_gate, then W_up, as one matrix of twice the width (phi3, jina-bert-v2)
   bool qkv_bias = false;     // the q, k and v projections have biases
   bool rope_factors = false; // rope_freqs.weight: per-frequency divisors
   bool token_types = false;  // token_types.weight: token-type embeddings (row 0 is added)
@@ -91,7 +95,7 @@ struct ModelConfig {
   bool qk_norm = false;      // attn_q_norm, attn_k_norm: LayerNorms of the queries and keys (jina-bert-v2)
   bool attn_norm_2 = false;  // attn_norm_2: a second post-attention LayerNorm (jina-bert-v2)
   bool gated_ffn = false;    // ffn_gate, or ffn_up of 2·ffn_dim rows: the feed-forward is gated
-  bool fused_gate_up = false;  // the gate rows, then the up rows, in one ffn_up matrix
+  bool rope_long_short = false;  // rope_factors_long/short.weight: LongRoPE's two sets of divisors
 
   std::vector<LayerConfig> layers;  // one per layer, filled by the architecture
 

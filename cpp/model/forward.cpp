@@ -34,6 +34,14 @@ int64_t int_rows(const ModelConfig& c) { return c.encoder ? 3 : 1; }
 int64_t transposed_values(const ModelConfig& c) { return c.encoder ? c.kv_dim() : 0; }
 // Logits per token: none for an encoder.
 int64_t logit_floats(const ModelConfig& c) { return c.encoder ? 0 : c.n_vocab; }
+// The global layers' frequency divisors: rope_freqs, else LongRoPE's long
+// set for a context beyond the pretrained one and its short set otherwise
+// (llama.cpp's get_rope_factors), else none.
+const float* rope_factors(const ModelConfig& c, const ModelWeights& w, int n_ctx) {
+  if (w.rope_freqs.present()) return w.rope_freqs.f32();
+  if (w.rope_long.present()) return (n_ctx > c.rope_orig_ctx ? w.rope_long : w.rope_short).f32();
+  return nullptr;
+}
 
 }  // namespace
 
@@ -75,7 +83,8 @@ Forward::Forward(const ModelConfig& c, const ModelWeights& w, int n_ctx, int max
   rope_global_.freq_base = c.rope_freq_base;
   rope_global_.freq_scale = c.rope_freq_scale;
   rope_global_.neox = c.rope_neox;
-  rope_global_.freq_factors = w.rope_freqs.present() ? w.rope_freqs.f32() : nullptr;
+  rope_global_.freq_factors = rope_factors(c, w, n_ctx);
+  rope_global_.attn_factor = c.rope_attn_factor;
   rope_local_ = rope_global_;
   rope_local_.freq_base = c.rope_freq_base_local;
   rope_local_.freq_scale = c.rope_freq_scale_local;
@@ -337,7 +346,8 @@ void Forward::scale_logits(float scale) {
   if (want_ == Want::kHidden) return;
   const int first = first_output();
   const int64_t count = static_cast<int64_t>(n - first) * config.n_vocab;
-  for (int64_t i = 0; i < count; ++i) logits_[i] /= scale;
+  const float inv_scale = 1.0f / scale;  // a multiplication, as llama.cpp
+  for (int64_t i = 0; i < count; ++i) logits_[i] *= inv_scale;
 }
 
 }  // namespace wllm

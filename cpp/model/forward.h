@@ -127,7 +127,8 @@ class Forward {
   void gelu(Rows y, int64_t width);
   // The batch's output: logits = W_out · rmsnorm(x)·w_norm, for the last
   // token (or each); or with a LayerNorm, W_out · (layernorm(x)·w_norm + b_norm).
-  // Then optionally cap (logits = cap·tanh(logits/cap)) and divide by a scale.
+  // Then optionally cap (logits = cap·tanh(logits/cap)) or scale
+  // (logits = logits·(1/scale)).
   // In a run_hidden pass: x = rmsnorm(x)·w_norm for every token, and no logits.
   void output(const Tensor& norm, const Tensor& w_out);
   void output(const Tensor& norm, const Tensor& norm_bias, const Tensor& w_out);

@@ -18,6 +18,10 @@ void output_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w, const 
     t.add("output.weight", {c.dim, c.n_vocab}, TensorRole::kOutput, &w->output);
   }
   if (c.rope_factors) t.add("rope_freqs.weight", {c.rope_dims / 2}, TensorRole::kFactors, &w->rope_freqs);
+  if (c.rope_long_short) {
+    t.add("rope_factors_long.weight", {c.rope_dims / 2}, TensorRole::kFactors, &w->rope_long);
+    t.add("rope_factors_short.weight", {c.rope_dims / 2}, TensorRole::kFactors, &w->rope_short);
+  }
 }
 
 void qkv_tensors(TensorList& t, const ModelConfig& c, int l, LayerWeights* L) {
@@ -51,9 +55,16 @@ void qk_norm_tensors(TensorList& t, const ModelConfig& c, int l, LayerWeights* L
 }
 
 void gated_ffn_tensors(TensorList& t, const ModelConfig& c, int l, LayerWeights* L) {
-  t.add(layer_tensor(l, "ffn_gate.weight"), {c.dim, c.ffn_dim}, TensorRole::kMatrix, &L->w_gate);
-  t.add(layer_tensor(l, "ffn_up.weight"), {c.dim, c.ffn_dim}, TensorRole::kMatrix, &L->w_up);
-  t.add(layer_tensor(l, "ffn_down.weight"), {c.ffn_dim, c.dim}, TensorRole::kMatrix, &L->w_down);
+  const int64_t ffn = c.ffn_dim;
+  if (c.fused_gate_up) {
+    t.add(layer_tensor(l, "ffn_up.weight"), {c.dim, 2 * ffn}, TensorRole::kMatrix, &L->w_gate_up);
+    t.part(&L->w_gate, &L->w_gate_up, 0, ffn);
+    t.part(&L->w_up, &L->w_gate_up, ffn, ffn);
+  } else {
+    t.add(layer_tensor(l, "ffn_gate.weight"), {c.dim, ffn}, TensorRole::kMatrix, &L->w_gate);
+    t.add(layer_tensor(l, "ffn_up.weight"), {c.dim, ffn}, TensorRole::kMatrix, &L->w_up);
+  }
+  t.add(layer_tensor(l, "ffn_down.weight"), {ffn, c.dim}, TensorRole::kMatrix, &L->w_down);
 }
 
 void classifier_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w, int64_t cls_rows) {

@@ -52,6 +52,7 @@ struct ModelWeights {
   // A reranker's classification head (rank pooling): cls (dim -> dim, then
   // tanh) and cls_out (dim -> n_cls_out), each optional, with biases.
   Tensor cls, cls_b, cls_out, cls_out_b;
+  Tensor rope_long, rope_short;  // (rope_dims/2) f32 LongRoPE divisors: contexts beyond rope_orig_ctx, the rest
 };
 
 // What a tensor is for: whether it may be repacked, what type it must have,
@@ -86,14 +87,15 @@ class TensorList {
 
 // The tensors most architectures share, in llama.cpp's names:
 // token_embd, and output_norm (or the name given) + output (or token_embd
-// when tied).
+// when tied), and the RoPE frequency divisors the file has.
 void embedding_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w);
 void output_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w, const char* norm = "output_norm.weight");
 // attn_q/k/v (or fused attn_qkv), with their biases where the file has them.
 void qkv_tensors(TensorList& t, const ModelConfig& c, int layer, LayerWeights* L);
 // attn_q_norm, attn_k_norm: the gains of per-head query and key RMSNorms.
 void qk_norm_tensors(TensorList& t, const ModelConfig& c, int layer, LayerWeights* L);
-// ffn_gate, ffn_up, ffn_down: a gated feed-forward.
+// ffn_gate, ffn_up, ffn_down: a gated feed-forward (fused: ffn_up of twice
+// the width, gate rows then up rows, and ffn_down).
 void gated_ffn_tensors(TensorList& t, const ModelConfig& c, int layer, LayerWeights* L);
 // cls (dim -> cls_rows), cls.output (cls_rows -> n_cls_out) and their
 // biases: a reranker's classification head, where the file has one.

@@ -200,8 +200,8 @@ void rope_angles(const RopeParams& p, int64_t pos, float* cos_sin) {
   for (int i = 0; i < p.n_dims / 2; ++i) {
     const float factor = p.freq_factors ? p.freq_factors[i] : 1.0f;
     const float angle = p.freq_scale * (theta / factor);
-    cos_sin[2 * i] = static_cast<float>(cos_f64(angle));
-    cos_sin[2 * i + 1] = static_cast<float>(sin_f64(angle));
+    cos_sin[2 * i] = static_cast<float>(cos_f64(angle)) * p.attn_factor;
+    cos_sin[2 * i + 1] = static_cast<float>(sin_f64(angle)) * p.attn_factor;
     theta *= theta_scale;
   }
 }

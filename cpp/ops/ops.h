@@ -93,8 +93,10 @@ struct RopeParams {
   float freq_scale = 1.f;    // 1 / linear scaling factor
   bool neox = false;         // pairs (i, i+n/2) instead of (2i, 2i+1)
   const float* freq_factors = nullptr;  // rope_freqs tensor (n_dims/2), or null
+  float attn_factor = 1.f;   // magnitude: cos and sin are multiplied by it (LongRoPE)
 };
-// cos_sin[2i], cos_sin[2i+1] = cos θ_i, sin θ_i with θ_i = pos·scale·base^(-2i/n)/factor_i.
+// cos_sin[2i], cos_sin[2i+1] = m·cos θ_i, m·sin θ_i with θ_i = pos·scale·base^(-2i/n)/factor_i
+// and m the attn_factor.
 void rope_angles(const RopeParams& p, int64_t pos, float* cos_sin);
 // Rotates n_heads heads of head_dim floats each, in place.
 void rope_apply(const RopeParams& p, const float* cos_sin, float* x, int n_heads, int head_dim);

@@ -1,7 +1,8 @@
 // Byte-level BPE, as llama.cpp's llm_tokenizer_bpe_session
 // (src/llama-vocab.cpp): pre-tokenize into words, map each word's UTF-8
 // bytes to GPT-2's byte characters, then repeatedly merge the adjacent pair
-// with the lowest merge rank (ties: leftmost).
+// with the lowest merge rank (ties: leftmost). SentencePiece-style BPE
+// (gemma4) writes spaces as U+2581 first and merges the words' UTF-8 as it is.
 #include <algorithm>
 #include <vector>
 
@@ -47,6 +48,18 @@ class BpeSession {
 
   // Encodes one raw-text fragment.
   void encode(std::string_view raw, std::vector<int32_t>* out) {
+    const bool spm_style = d_.pre->spm_style;
+    if (spm_style) {  // ' ' -> U+2581
+      escaped_.clear();
+      for (char c : raw) {
+        if (c == ' ') {
+          escaped_ += "\xE2\x96\x81";
+        } else {
+          escaped_ += c;
+        }
+      }
+      raw = escaped_;
+    }
     decode_utf8_lenient(raw, &cpts_);
     pre_tokenize(*d_.pre, cpts_, &lengths_, &scratch_);
     size_t begin = 0;
@@ -55,6 +68,10 @@ class BpeSession {
       // invalid input has become U+FFFD), each as its GPT-2 character.
       word_.clear();
       for (size_t i = begin; i < begin + len; ++i) {
+        if (spm_style) {
+          append_utf8(cpts_[i], &word_);
+          continue;
+        }
         utf8_.clear();
         append_utf8(cpts_[i], &utf8_);
         for (char c : utf8_) append_utf8(unicode::gpt2_byte_to_cpt(static_cast<uint8_t>(c)), &word_);
@@ -77,7 +94,10 @@ class BpeSession {
   }
 
   void encode_word(std::vector<int32_t>* out) {
-    if (d_.ignore_merges) {
+    // Taken whole if it is a token: any word (ignore_merges), or a word of
+    // newlines (gemma4).
+    const bool newlines = d_.pre->spm_style && word_.find_first_not_of('\n') == std::string::npos;
+    if (d_.ignore_merges || newlines) {
       const int32_t id = d_.find(word_);
       if (id >= 0) {
         out->push_back(id);
@@ -118,10 +138,11 @@ class BpeSession {
         out->push_back(s.id);
         continue;
       }
-      // Not a token: each byte of the encoded text alone, if that is a token
-      // (llama.cpp drops the others).
+      // Not a token: each byte of the encoded text alone (gemma4: its <0xXX>
+      // token), if that is a token (llama.cpp drops the others).
       for (uint32_t k = 0; k < s.n; ++k) {
-        const int32_t id = d_.find(std::string_view(word_).substr(s.offset + k, 1));
+        const int32_t id = d_.pre->spm_style ? d_.byte_tokens[static_cast<uint8_t>(word_[s.offset + k])]
+                                             : d_.find(std::string_view(word_).substr(s.offset + k, 1));
         if (id >= 0) out->push_back(id);
       }
     }
@@ -131,6 +152,7 @@ class BpeSession {
   std::vector<uint32_t> cpts_;
   std::vector<size_t> lengths_;
   PreTokenizeScratch scratch_;
+  std::string escaped_;  // the fragment with spaces as U+2581 (gemma4)
   std::string word_;
   std::string utf8_;
   std::vector<Symbol> symbols_;

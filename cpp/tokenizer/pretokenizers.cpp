@@ -307,6 +307,7 @@ bool cls_number(uint32_t, uint16_t flags) { return flags & kNumber; }
 bool cls_letter(uint32_t, uint16_t flags) { return flags & kLetter; }
 bool cls_punctuation(uint32_t, uint16_t flags) { return flags & kPunctuation; }
 bool cls_cr_lf(uint32_t cpt, uint16_t) { return cpt == '\r' || cpt == '\n'; }
+bool cls_lf(uint32_t cpt, uint16_t) { return cpt == '\n'; }
 
 // [\p{P}\$\+<=>\^~\|]
 bool cls_default_punct(uint32_t cpt, uint16_t flags) {
@@ -414,6 +415,8 @@ constexpr SplitStep kSetDeepseekCoder[] = {
 constexpr SplitStep kSetBloom[] = {
     {SplitKind::kRuns, cls_bloom_word, SplitPrefix::kSpace},  //  ?[^(\s|.,!?…。，、।۔،)]+
 };
+// [^\n]+|[\n]+ : runs of newlines are the matches, the text between them the gaps.
+constexpr SplitStep kSetLines[] = {{SplitKind::kRuns, cls_lf}};
 constexpr SplitStep kSetViking[] = {
     {SplitKind::kRuns, cls_bloom_word, SplitPrefix::kSpace},
     {SplitKind::kEach, cls_number},  // \p{N}
@@ -480,6 +483,8 @@ const PreTokenizer kPreTable[] = {
     {"bloom", kSetBloom},
     {"gpt3-finnish", kSetBloom},
     {"viking", kSetViking},
+    // The pre-tokenizer of tokenizer.ggml.model = "gemma4" (whatever the file says).
+    {"gemma4", kSetLines, false, true, false, true},
 };
 
 }  // namespace

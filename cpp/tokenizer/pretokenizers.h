@@ -53,6 +53,11 @@ struct PreTokenizer {
   bool ignore_merges = false;  // a word that is itself a token skips BPE
   bool add_bos = false;        // default of tokenizer.ggml.add_bos_token
   bool no_default_bos = false; // BOS id defaults to none instead of 11
+  // SentencePiece-style BPE (gemma4): spaces become U+2581 before the split,
+  // words stay UTF-8 (no GPT-2 byte characters), a word of newlines that is a
+  // token is taken whole, bytes without a token fall back to <0xXX>, and BOS
+  // is always added.
+  bool spm_style = false;
 };
 
 // The pre-tokenizer for a `tokenizer.ggml.pre` value; "" (key absent) is

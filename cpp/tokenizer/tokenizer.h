@@ -7,6 +7,8 @@
 //   tokenizer.ggml.model = "bert":  WordPiece after BERT's normaliser (wpm.cpp);
 //   tokenizer.ggml.model = "t5":    Unigram (SentencePiece's Viterbi) after
 //     its precompiled charsmap (ugm.cpp).
+//   tokenizer.ggml.model = "gemma4": BPE over merges on UTF-8 text with
+//     spaces as U+2581, split only at newlines, byte fallback <0xXX>.
 // Control, user-defined and unknown tokens are cut out of the text first
 // (llama.cpp's tokenizer_st_partition): user-defined ones always, control
 // and unknown ones only with parse_special.
@@ -48,7 +50,8 @@ class Tokenizer {
   bool add_bos() const;  // tokenizer.ggml.add_bos_token, or the model's default
   bool add_eos() const;
   bool add_sep() const;  // a query and a document are joined by SEP (reranking)
-  // "llama", "gpt2", "bert" or "t5", and the pre-tokenizer name ("default" when absent).
+  // "llama", "gpt2", "bert", "t5" or "gemma4", and the pre-tokenizer name ("default"
+  // when absent, "gemma4" for gemma4).
   std::string_view model() const;
   std::string_view pre() const;
 
@@ -67,7 +70,7 @@ class Tokenizer {
 
   // The bytes of a token as llama.cpp's token_to_piece(id, special=false):
   // control and unknown tokens give "", byte tokens their byte, U+2581 a
-  // space (SPM), GPT-2 byte characters their raw bytes (BPE). May be a part
+  // space (SPM, gemma4), GPT-2 byte characters their raw bytes (BPE). May be a part
   // of a UTF-8 character. "" for an id out of range.
   std::string piece(int32_t id) const;
   // The same bytes as a view (valid while the Tokenizer, or a copy, lives).

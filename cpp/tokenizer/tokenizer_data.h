@@ -90,7 +90,8 @@ struct TokenizerData {
 
   // BPE: (left id << 32 | right id) -> merge.
   std::unordered_map<uint64_t, BpeMerge> merges;
-  // SPM: token for each byte (<0xXX>, else the one-byte text), -1 if none.
+  // SPM: token for each byte (<0xXX>, else the one-byte text), -1 if none;
+  // SentencePiece-style BPE (gemma4): <0xXX> only.
   int32_t byte_tokens[256] = {};
 
   // Control, user-defined and unknown tokens, longest text first (ties by id),

@@ -150,7 +150,7 @@ std::string make_piece(const TokenizerData& d, int32_t id) {
   if (attr & (kAttrUnknown | kAttrControl)) return "";
   if (attr & kAttrUserDefined) return std::string(text);
   if (attr & kAttrNormal) {
-    if (d.kind == TokenizerKind::kBpe) return decode_gpt2_text(text);
+    if (d.kind == TokenizerKind::kBpe && !d.pre->spm_style) return decode_gpt2_text(text);
     std::string s;
     for (size_t i = 0; i < text.size(); ++i) {
       if (text.compare(i, 3, "\xE2\x96\x81") == 0) {
@@ -441,14 +441,18 @@ Result<Tokenizer> Tokenizer::from_gguf(const GgufFile& f) {
   d->model_name = std::string(model);
   d->pre_name = pre_key.empty() ? "default" : std::string(pre_key);
 
-  bool no_default_bos = false;
+  bool no_default_bos = false, no_default_eos = false;
   if (model == "llama") {
     d->kind = TokenizerKind::kSpm;
     d->add_space_prefix = true;  // llama.cpp's SPM defaults
     d->add_bos = true;
-  } else if (model == "gpt2") {
+  } else if (model == "gpt2" || model == "gemma4") {
+    // gemma4: BPE over merges like gpt2, with its own pre-tokenizer and no
+    // default special ids (llama.cpp reads them all from the file).
+    const bool gemma4 = model == "gemma4";
+    if (gemma4) d->pre_name = "gemma4";
     d->kind = TokenizerKind::kBpe;
-    d->pre = find_pre_tokenizer(pre_key);
+    d->pre = find_pre_tokenizer(gemma4 ? "gemma4" : pre_key);
     if (!d->pre) {
       // llama.cpp refuses names it does not know; we also refuse the ones it
       // knows but this engine does not implement.
@@ -457,7 +461,8 @@ Result<Tokenizer> Tokenizer::from_gguf(const GgufFile& f) {
     }
     d->ignore_merges = d->pre->ignore_merges;
     d->add_bos = d->pre->add_bos;
-    no_default_bos = d->pre->no_default_bos;
+    no_default_bos = d->pre->no_default_bos || gemma4;
+    no_default_eos = gemma4;
   } else if (model == "bert") {
     d->kind = TokenizerKind::kWpm;
     d->add_bos = true;  // [CLS] text [SEP]
@@ -467,7 +472,7 @@ Result<Tokenizer> Tokenizer::from_gguf(const GgufFile& f) {
     d->add_eos = true;
   } else {
     return Status::error(ErrorCode::kUnsupported, "tokenizer: %s '%.*s' is not supported (supported: llama, gpt2, "
-                         "bert, t5)", kKeyModel, static_cast<int>(model.size()), model.data());
+                         "gemma4, bert, t5)", kKeyModel, static_cast<int>(model.size()), model.data());
   }
   WLLM_RETURN_IF_ERROR(read_bool(f, kKeyAddSpacePrefix, &d->add_space_prefix));
 
@@ -485,7 +490,7 @@ Result<Tokenizer> Tokenizer::from_gguf(const GgufFile& f) {
       break;
     case TokenizerKind::kBpe:
       d->bos = no_default_bos ? -1 : 11;
-      d->eos = 11;
+      d->eos = no_default_eos ? -1 : 11;
       break;
     case TokenizerKind::kWpm:  // BERT's [CLS], [UNK], [SEP], [PAD], [MASK]
       d->bos = 101;
@@ -530,6 +535,7 @@ Result<Tokenizer> Tokenizer::from_gguf(const GgufFile& f) {
   for (const IdKey& k : id_keys) WLLM_RETURN_IF_ERROR(read_id(f, k.key, n, k.strict, k.id));
   WLLM_RETURN_IF_ERROR(read_bool(f, kKeyAddBos, &d->add_bos));
   WLLM_RETURN_IF_ERROR(read_bool(f, kKeyAddEos, &d->add_eos));
+  if (d->pre && d->pre->spm_style) d->add_bos = true;  // llama.cpp overrides the file for Gemma 4
   WLLM_RETURN_IF_ERROR(read_bool(f, kKeyAddSep, &d->add_sep));
   if (d->kind == TokenizerKind::kWpm && (d->bos < 0 || d->sep < 0)) {
     return bad("a WordPiece vocabulary needs its [CLS] and [SEP] tokens (bos %d, sep %d)", d->bos, d->sep);
@@ -541,13 +547,15 @@ Result<Tokenizer> Tokenizer::from_gguf(const GgufFile& f) {
   d->strip_accents = d->lowercase;
   WLLM_RETURN_IF_ERROR(read_bool(f, kKeyStripAccents, &d->strip_accents));
 
-  // SPM byte fallback: <0xXX>, else the byte itself as a one-byte token.
+  // Byte fallback: SPM's <0xXX>, else the byte itself as a one-byte token;
+  // SentencePiece-style BPE's <0xXX> only.
+  const bool spm_style = d->pre && d->pre->spm_style;
   for (int b = 0; b < 256; ++b) {
     d->byte_tokens[b] = -1;
-    if (d->kind != TokenizerKind::kSpm) continue;
+    if (d->kind != TokenizerKind::kSpm && !spm_style) continue;
     const int32_t id = d->find(str_printf("<0x%02X>", b));
     const char c = static_cast<char>(b);
-    d->byte_tokens[b] = id >= 0 ? id : d->find(std::string_view(&c, 1));
+    d->byte_tokens[b] = id >= 0 || spm_style ? id : d->find(std::string_view(&c, 1));
   }
 
   derive_special_tokens(d.get());

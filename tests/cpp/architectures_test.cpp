@@ -28,11 +28,13 @@ using testing::run_cli;
 using testing::scratch_file;
 using testing::shared_models;
 
-// The file rewritten: metadata key `drop_key` dropped and `set` applied, then
-// tensor `tensor` dropped (shape empty) or reshaped.
-std::vector<uint8_t> rewritten(const std::vector<uint8_t>& bytes, const std::string& drop_key,
-                               const std::function<void(GgufWriter&)>& set, const std::string& tensor,
-                               std::vector<int64_t> shape) {
+// Changes a tensor's name or shape (ne[0] first); false drops it.
+using TensorEdit = std::function<bool(std::string* name, std::vector<int64_t>* ne)>;
+
+// The file in a writer, to change and write again: metadata key `drop_key`
+// dropped and `set` applied, each tensor passed through `edit`.
+GgufWriter rewriter(const std::vector<uint8_t>& bytes, const std::string& drop_key,
+                    const std::function<void(GgufWriter&)>& set, const TensorEdit& edit) {
   const GgufFile file = GgufFile::parse(bytes).value();
   GgufWriter w;
   for (const GgufKV& kv : file.kvs()) {
@@ -42,14 +44,26 @@ std::vector<uint8_t> rewritten(const std::vector<uint8_t>& bytes, const std::str
   if (set) set(w);
   for (const GgufTensorInfo& t : file.tensors()) {
     const uint8_t* data = bytes.data() + file.data_offset() + t.offset;
+    std::string name(t.name);
     std::vector<int64_t> ne(t.ne, t.ne + t.n_dims);
-    if (t.name == tensor) {
-      if (shape.empty()) continue;
-      ne = shape;
-    }
-    EXPECT_TRUE(w.add_tensor(t.name, t.type, ne, std::span<const uint8_t>(data, t.n_bytes)).ok());
+    if (edit && !edit(&name, &ne)) continue;
+    EXPECT_TRUE(w.add_tensor(name, t.type, ne, std::span<const uint8_t>(data, t.n_bytes)).ok());
   }
-  return w.write_to_memory().value();
+  return w;
+}
+
+// The file rewritten: metadata key `drop_key` dropped and `set` applied, then
+// tensor `tensor` dropped (shape empty) or reshaped.
+std::vector<uint8_t> rewritten(const std::vector<uint8_t>& bytes, const std::string& drop_key,
+                               const std::function<void(GgufWriter&)>& set, const std::string& tensor,
+                               std::vector<int64_t> shape) {
+  return rewriter(bytes, drop_key, set, [&](std::string* name, std::vector<int64_t>* ne) {
+           if (*name != tensor) return true;
+           *ne = shape;
+           return !shape.empty();
+         })
+      .write_to_memory()
+      .value();
 }
 
 constexpr int kWindow = 8;     // crossed many times by kTokens
@@ -230,7 +244,8 @@ Status load_with_metadata(const std::string& arch, const std::string& key,
 
 TEST(ArchitectureKeys, TheOnesLlamaCppRequiresAreRequired) {
   for (const std::string key : {"gpt2.attention.layer_norm_epsilon", "lfm2.shortconv.l_cache",
-                                "lfm2.attention.layer_norm_rms_epsilon"}) {
+                                "lfm2.attention.layer_norm_rms_epsilon", "phi3.attention.layer_norm_rms_epsilon",
+                                "granite.attention.layer_norm_rms_epsilon", "granite.logit_scale"}) {
     const Status s = load_with_metadata(key.substr(0, key.find('.')), key);
     EXPECT_EQ(s.code(), ErrorCode::kBadFile) << key;
     EXPECT_NE(s.message().find("metadata key '" + key + "' is missing"), std::string::npos) << s.message();
@@ -255,6 +270,75 @@ TEST(Lfm2, VariantsThatAreNotTextGeneratorsAreRefused) {
     ASSERT_TRUE(w.set_bool("lfm2.attention.causal", true).ok());
   });
   EXPECT_TRUE(s.ok()) << s.message();
+}
+
+// Logits of test_tokens() from `file` at kContext positions of context.
+std::vector<float> logits_of(const std::vector<uint8_t>& file) {
+  Engine e;
+  std::vector<float> logits;
+  EXPECT_TRUE(load(&e, file, 1).ok());
+  EXPECT_TRUE(e.eval_logits(test_tokens(), &logits).ok());
+  return logits;
+}
+
+// LongRoPE (phi3's synth model: 256 positions of context from 8 pretrained):
+// a context beyond the pretrained one rotates with rope_factors_long, one
+// within it with rope_factors_short, as llama.cpp chooses them.
+TEST(Phi3, TheContextChoosesTheLongOrShortFactors) {
+  const std::vector<uint8_t> file = testing::read_file_bytes(synth_model("phi3"));
+  remove_scratch_files();
+  const auto pretrained = [](uint32_t n) {
+    return [n](GgufWriter& w) { ASSERT_TRUE(w.set_u32("phi3.rope.scaling.original_context_length", n).ok()); };
+  };
+  const std::vector<float> long_factors = logits_of(file);
+  EXPECT_EQ(logits_of(with_metadata_changed(file, "", pretrained(kContext - 1))), long_factors);
+  const std::vector<float> short_factors = logits_of(with_metadata_changed(file, "", pretrained(kContext)));
+  EXPECT_NE(short_factors, long_factors);
+  // The file with the two sets swapped, long chosen: the short set's logits.
+  const std::vector<uint8_t> swapped =
+      rewriter(file, "", {}, [](std::string* name, std::vector<int64_t>*) {
+        if (*name == "rope_factors_long.weight") {
+          *name = "rope_factors_short.weight";
+        } else if (*name == "rope_factors_short.weight") {
+          *name = "rope_factors_long.weight";
+        }
+        return true;
+      }).write_to_memory().value();
+  EXPECT_EQ(logits_of(swapped), short_factors);
+}
+
+// rope.scaling.finetuned = false switches Granite's RoPE off; its MoE,
+// vision and biased variants are refused, not run as the dense text model.
+TEST(Granite, RopeSwitchAndRefusedVariants) {
+  const std::vector<uint8_t> file = testing::read_file_bytes(synth_model("granite"));
+  remove_scratch_files();
+  const std::vector<float> rotated = logits_of(file);
+  const auto finetuned = [](bool on) {
+    return [on](GgufWriter& w) { ASSERT_TRUE(w.set_bool("granite.rope.scaling.finetuned", on).ok()); };
+  };
+  EXPECT_EQ(logits_of(with_metadata_changed(file, "", finetuned(true))), rotated);
+  EXPECT_NE(logits_of(with_metadata_changed(file, "", finetuned(false))), rotated);
+
+  const auto refused = [](const std::vector<uint8_t>& bytes, const std::string& what) {
+    Engine e;
+    const Status s = load(&e, bytes, 1);
+    EXPECT_EQ(s.code(), ErrorCode::kUnsupported) << what;
+    EXPECT_NE(s.message().find(what), std::string::npos) << s.message();
+  };
+  refused(with_metadata_changed(file, "",
+                                [](GgufWriter& w) { ASSERT_TRUE(w.set_u32("granite.expert_count", 8).ok()); }),
+          "8 experts");
+  refused(with_metadata_changed(file, "", [](GgufWriter& w) {
+            const int32_t mapping[] = {-1, 1, -1};
+            ASSERT_TRUE(w.set_array_i32("granite.deepstack_mapping", mapping).ok());
+          }),
+          "deepstack");
+  GgufWriter biased = rewriter(file, "", {}, {});
+  const std::vector<float> bias(64, 0.5f);
+  const int64_t shape[] = {64};
+  ASSERT_TRUE(biased.add_tensor("blk.0.ffn_down.bias", TensorType::kF32, shape,
+                                std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bias.data()), 256)).ok());
+  refused(biased.write_to_memory().value(), "'blk.0.ffn_down.bias'");
 }
 
 TEST(ArchitectureTable, AnUnknownArchitectureIsNamedWithTheSupportedOnes) {

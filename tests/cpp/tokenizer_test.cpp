@@ -39,11 +39,26 @@ std::string read_file(const std::string& path) {
 }
 
 const char* const kVocabFiles[] = {
-    "vocab/ggml-vocab-baichuan.gguf",  "vocab/ggml-vocab-bert-bge.gguf",       "vocab/ggml-vocab-deepseek-coder.gguf",
-    "vocab/ggml-vocab-deepseek-llm.gguf", "vocab/ggml-vocab-falcon.gguf",   "vocab/ggml-vocab-gpt-2.gguf",
-    "vocab/ggml-vocab-gpt-neox.gguf",  "vocab/ggml-vocab-llama-spm.gguf",      "vocab/ggml-vocab-mpt.gguf",
-    "vocab/ggml-vocab-nomic-bert-moe.gguf", "vocab/ggml-vocab-phi-3.gguf",  "vocab/ggml-vocab-refact.gguf",
-    "vocab/ggml-vocab-starcoder.gguf", "stories260K.gguf",
+    "vocab/ggml-vocab-aquila.gguf",
+    "vocab/ggml-vocab-baichuan.gguf",
+    "vocab/ggml-vocab-bert-bge.gguf",
+    "vocab/ggml-vocab-command-r.gguf",
+    "vocab/ggml-vocab-deepseek-coder.gguf",
+    "vocab/ggml-vocab-deepseek-llm.gguf",
+    "vocab/ggml-vocab-falcon.gguf",
+    "vocab/ggml-vocab-gemma-4.gguf",
+    "vocab/ggml-vocab-gpt-2.gguf",
+    "vocab/ggml-vocab-gpt-neox.gguf",
+    "vocab/ggml-vocab-llama-bpe.gguf",
+    "vocab/ggml-vocab-llama-spm.gguf",
+    "vocab/ggml-vocab-mpt.gguf",
+    "vocab/ggml-vocab-nomic-bert-moe.gguf",
+    "vocab/ggml-vocab-phi-3.gguf",
+    "vocab/ggml-vocab-qwen2.gguf",
+    "vocab/ggml-vocab-qwen35.gguf",
+    "vocab/ggml-vocab-refact.gguf",
+    "vocab/ggml-vocab-starcoder.gguf",
+    "stories260K.gguf",
 };
 
 // ---- UTF-8 -------------------------------------------------------------------
@@ -449,6 +464,28 @@ TEST(Vocab, RoundTripCorpus) {
                            "vocab/ggml-vocab-deepseek-llm.gguf", "vocab/ggml-vocab-gpt-neox.gguf"}) {
     const Tokenizer& tok = load_vocab(file);
     for (const std::string& s : corpus) EXPECT_EQ(tok.decode(tok.encode(s, false, false)), s) << file;
+  }
+}
+
+// Gemma 4's BPE: SentencePiece-style (spaces as U+2581, no byte characters),
+// byte fallback to <0xXX>, BOS always added.
+TEST(Vocab, Gemma4) {
+  const Tokenizer& tok = load_vocab("vocab/ggml-vocab-gemma-4.gguf");
+  EXPECT_EQ(tok.model(), "gemma4");
+  EXPECT_EQ(tok.pre(), "gemma4");
+  EXPECT_EQ(tok.bos(), 2);
+  EXPECT_TRUE(tok.add_bos());
+  EXPECT_EQ(tok.encode("a", true, false).front(), 2);
+  // U+10FFFD has no token: its four bytes' tokens.
+  const std::vector<int32_t> ids = tok.encode("\xF4\x8F\xBF\xBD", false, false);
+  ASSERT_EQ(ids.size(), 4u);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(tok.token_text(ids[i]), str_printf("<0x%02X>", static_cast<uint8_t>("\xF4\x8F\xBF\xBD"[i])));
+  }
+  // Text comes back whole (except U+2581 itself, which decodes as a space).
+  const std::vector<std::string> corpus = split_corpus(read_file(reference_dir() + "/golden/corpus.inp"));
+  for (const std::string& s : corpus) {
+    if (s.find("\xE2\x96\x81") == std::string::npos) EXPECT_EQ(tok.decode(tok.encode(s, false, false)), s);
   }
 }
 

@@ -42,6 +42,8 @@ const synthModels = [
   ['f16', '64x1:4/2:128', 'nomic-bert', ['--head-dim', '16']],
   ['q8_0', '64x2:4/4:128', 'jina-bert-v2', ['--head-dim', '16', '--reranker']],
   ['f32', '64x1:2/1:128', 'qwen3', ['--head-dim', '64', '--pooling', 'mean']],
+  ['q8_0', '64x1:2/1:128', 'phi3', ['--sliding-window', '4']],
+  ['q4_0', '64x1:2/1:128', 'granite'],
 ];
 
 // The first n tokens of a byte-level BPE vocabulary (its 256 byte tokens
@@ -77,6 +79,8 @@ const optionalKeys = [
   { 'llama.attention.key_length': [4, 32], 'llama.attention.value_length': [4, 32] },
   { 'llama.rope.scaling.type': [8, 'linear'], 'llama.rope.scaling.factor': [6, 2.0] },
   { 'llama.rope.scale_linear': [6, 4.0], 'llama.attention.layer_norm_rms_epsilon': [6, 1e-6] },
+  { 'llama.rope.scaling.type': [8, 'longrope'], 'llama.rope.scaling.attn_factor': [6, 1.19],
+    'llama.rope.scaling.original_context_length': [4, 16] },
   { 'tokenizer.ggml.add_space_prefix': [7, false], 'tokenizer.ggml.add_bos_token': [7, false],
     'tokenizer.ggml.add_eos_token': [7, true], 'tokenizer.ggml.eot_token_id': [4, 2],
     'tokenizer.ggml.eom_token_id': [4, 2], 'tokenizer.ggml.padding_token_id': [4, 0] },

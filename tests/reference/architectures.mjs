@@ -23,6 +23,13 @@ export const architectures = [
   { arch: 'gpt2', vocab: 'stories260K.gguf', synth: ['--shape', '256x4:4/4:768'] },
   // 6 layers: convolutions at 0, 1, 3, 4, attention at 2 and 5 (real models' pattern).
   { arch: 'lfm2', vocab: 'stories260K.gguf', synth: ['--shape', '256x6:4/2:768'] },
+  // Phi-4-mini's structure (synth): fused Wqkv and W_gate_up, 48 of 64 dims
+  // rotating, LongRoPE's long factors (a context of 2048 from 64 pretrained:
+  // both engines' contexts are beyond it). The file's sliding window is
+  // ignored by both.
+  { arch: 'phi3', vocab: 'vocab/ggml-vocab-phi-3.gguf', synth: ['--shape', '256x4:4/2:768', '--sliding-window', '32'] },
+  // Granite 3.3's embedding, residual, attention and logit scales (synth).
+  { arch: 'granite', vocab: 'vocab/ggml-vocab-refact.gguf', synth: ['--shape', '256x4:4/2:768'] },
 ];
 
 // The f32 model of a row (cached in build/models), or `type` quantized from it.

@@ -14,17 +14,23 @@ export const goldenDir = path.join(repoRoot, 'tests', 'reference', 'golden');
 
 // Every llama, gpt2, bert (WordPiece) and t5 (Unigram) vocab in shared/models.
 export const vocabFiles = [
+  'vocab/ggml-vocab-aquila.gguf',
   'vocab/ggml-vocab-baichuan.gguf',
   'vocab/ggml-vocab-bert-bge.gguf',
+  'vocab/ggml-vocab-command-r.gguf',
   'vocab/ggml-vocab-deepseek-coder.gguf',
   'vocab/ggml-vocab-deepseek-llm.gguf',
   'vocab/ggml-vocab-falcon.gguf',
+  'vocab/ggml-vocab-gemma-4.gguf',
   'vocab/ggml-vocab-gpt-2.gguf',
   'vocab/ggml-vocab-gpt-neox.gguf',
+  'vocab/ggml-vocab-llama-bpe.gguf',
   'vocab/ggml-vocab-llama-spm.gguf',
   'vocab/ggml-vocab-mpt.gguf',
   'vocab/ggml-vocab-nomic-bert-moe.gguf',
   'vocab/ggml-vocab-phi-3.gguf',
+  'vocab/ggml-vocab-qwen2.gguf',
+  'vocab/ggml-vocab-qwen35.gguf',
   'vocab/ggml-vocab-refact.gguf',
   'vocab/ggml-vocab-starcoder.gguf',
   'stories260K.gguf',

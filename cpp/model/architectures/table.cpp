@@ -6,8 +6,8 @@
 
 namespace wllm {
 
-extern const Architecture kLlama, kQwen2, kQwen3, kSmollm3, kGemma3, kGemma2, kGpt2, kLfm2, kBert, kNomicBert,
-    kJinaBertV2;
+extern const Architecture kLlama, kQwen2, kQwen3, kSmollm3, kGemma3, kGemma2, kGpt2, kLfm2, kPhi3, kGranite, kBert,
+    kNomicBert, kJinaBertV2;
 
 namespace {
 
@@ -20,6 +20,8 @@ const Architecture* const kArchitectures[] = {
     &kGemma2,
     &kGpt2,
     &kLfm2,
+    &kPhi3,
+    &kGranite,
     &kBert,
     &kNomicBert,
     &kJinaBertV2,
