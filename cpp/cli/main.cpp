@@ -37,7 +37,17 @@ constexpr const char* kUsage =
     "  synth --shape NAME|DIMS --type TYPE --vocab VOCAB.gguf -o OUT.gguf\n"
     "                      write a random-weight model of a real shape\n"
     "  logits -m FILE --tokens ID,ID,... -o OUT.f32\n"
-    "                      write every position's next-token logits (for parity tests)\n";
+    "                      write every position's next-token logits (for parity tests)\n"
+    "  convert IN [--tokenizer FILE] -o OUT.gguf\n"
+    "                      write a llama2.c checkpoint (or a split model) as one GGUF file\n"
+    "  split [--split-max-tensors N | --split-max-size SIZE] IN OUT\n"
+    "                      write OUT-00001-of-0000N.gguf, ... as llama.cpp's gguf-split does\n"
+    "  merge IN-00001-of-0000N.gguf OUT.gguf\n"
+    "                      join the files of a split model into one GGUF file\n"
+    "\n"
+    "FILE (-m, IN): a GGUF file, the first file of a split model (NAME-00001-of-0000N.gguf;\n"
+    "the others are found beside it), or a llama2.c checkpoint: its tokenizer is --tokenizer\n"
+    "FILE, else tokenizer.bin or tok<VOCAB>.bin beside it, whichever fits.\n";
 
 struct Command {
   const char* name;
@@ -48,7 +58,8 @@ constexpr Command kCommands[] = {
     {"generate", wllm::cli::cmd_generate}, {"tokenize", wllm::cli::cmd_tokenize},
     {"info", wllm::cli::cmd_info},         {"quantize", wllm::cli::cmd_quantize},
     {"bench", wllm::cli::cmd_bench},       {"synth", wllm::cli::cmd_synth},
-    {"logits", wllm::cli::cmd_logits},
+    {"logits", wllm::cli::cmd_logits},     {"convert", wllm::cli::cmd_convert},
+    {"split", wllm::cli::cmd_split},       {"merge", wllm::cli::cmd_merge},
 };
 
 }  // namespace
