@@ -38,7 +38,6 @@ ModelLayout whole_sections(GgufFile file, std::span<const GgufFile> parts, std::
                            ModelFormat format) {
   ModelLayout out;
   out.format = format;
-  out.arena_size = file.data_size();
   for (size_t i = 0; i < parts.size(); ++i) {
     if (parts[i].data_size() == 0) continue;
     out.ranges.push_back({static_cast<int>(i), parts[i].data_offset(), parts[i].data_size(), starts[i]});
@@ -118,7 +117,6 @@ Result<ModelLayout> llama2c_layout(std::span<const FilePrefix> files, std::span<
 
   ModelLayout out;
   out.format = ModelFormat::kLlama2c;
-  out.arena_size = file->data_size();
   const std::vector<Llama2cTensor> tensors = llama2c_tensors(c);
   for (size_t i = 0; i < tensors.size(); ++i) {
     out.ranges.push_back({0, tensors[i].file_offset, tensors[i].n_bytes, file->tensors()[i].offset});

@@ -41,8 +41,7 @@ enum class ModelFormat { kGguf, kSplitGguf, kLlama2c };
 
 struct ModelLayout {
   ModelFormat format = ModelFormat::kGguf;
-  GgufFile file;                  // the metadata, and every tensor with its offset in the arena
-  uint64_t arena_size = 0;        // file.data_size()
+  GgufFile file;                  // the metadata, and every tensor with its offset in the arena (data_size(): the arena's)
   std::vector<DataRange> ranges;  // by file, then by file offset; none is empty
 };
 
