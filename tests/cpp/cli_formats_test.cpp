@@ -18,12 +18,8 @@ namespace wllm {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
-using testing::CliResult;
-using testing::cli_path;
-using testing::read_file_bytes;
-using testing::run_cli;
-using testing::scratch_file;
-using testing::shared_models;
+using testing::CliResult, testing::cli_path, testing::read_file_bytes, testing::run_cli, testing::scratch_file,
+    testing::shared_models;
 
 const std::string kGguf = shared_models() + "/stories260K.gguf";
 const std::string kBin = shared_models() + "/llama2c/stories260K.bin";
