@@ -177,7 +177,8 @@ export class ModelLoad {
         }
       }
       if (status.code === 'ok') return;
-      if (!this.tokenizer && status.tokenizerFiles.length > 0) {
+      // (An argument the bindings refuse comes back with none of the fields below.)
+      if (!this.tokenizer && status.tokenizerFiles?.length > 0) {
         missing = status;
         candidates = [...status.tokenizerFiles];
       } else if (status.tokenizerRejected && candidates) {
