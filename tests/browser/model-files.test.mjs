@@ -74,15 +74,30 @@ function inPage(body, args = {}) {
 }
 
 describe('llama2.c checkpoints in Chromium', () => {
-  it('give the native text of stories260K.gguf, the tokenizer beside the URL or picked as a file', async () => {
-    const expected = await nativeContinuation(prompt, cliArgs);
-    const result = await inPage(async ({ load }) => {
-      const byUrl = await load('/models/llama2c/stories260K.bin', { cache: false });
+  it('give the native text of stories260K.gguf, greedy and seeded, the tokenizer beside the URL or picked', async () => {
+    const expected = {
+      greedy: await nativeContinuation(prompt, cliArgs),
+      seeded: await nativeContinuation(prompt, ['-n', '40', '--temp', '0.8', '--seed', '42']),
+    };
+    const result = await inPage(async ({ LLM }, { prompt, greedy }) => {
+      const texts = async (source, options) => {
+        const llm = await LLM.load(source, options);
+        try {
+          return {
+            greedy: await llm.generate(prompt, greedy),
+            seeded: await llm.generate(prompt, { maxTokens: 40, temperature: 0.8, seed: 42 }),
+          };
+        } finally {
+          await llm.dispose();
+        }
+      };
       const file = async (url, name) => new File([await (await fetch(url)).arrayBuffer()], name);
-      const picked = await load(await file('/models/llama2c/stories260K.bin', 'stories260K.bin'),
-        { tokenizer: await file('/models/llama2c/tok512.bin', 'tok512.bin') });
-      return { byUrl: byUrl.text ?? byUrl.error, picked: picked.text ?? picked.error };
-    });
+      return {
+        byUrl: await texts('/models/llama2c/stories260K.bin', { cache: false }),
+        picked: await texts(await file('/models/llama2c/stories260K.bin', 'stories260K.bin'),
+          { tokenizer: await file('/models/llama2c/tok512.bin', 'tok512.bin') }),
+      };
+    }, { prompt, greedy });
     expect(result).toEqual({ byUrl: expected, picked: expected });
   });
 });
