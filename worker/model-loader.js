@@ -58,7 +58,8 @@ export class ModelLoad {
       this.reporting = true;
       this.#progress();
       const ranges = this.engine.dataRanges();
-      await allOrStop(this.files.map((file, i) => (stop) => this.#readRanges(file, ranges.filter((r) => r.file === i), stop)));
+      const rangesOf = (i) => ranges.filter((r) => r.file === i);
+      await allOrStop(this.files.map((file, i) => (stop) => this.#readRanges(file, rangesOf(i), stop)));
       for (const file of this.#allFiles()) await this.#verify(file);
       this.#progress('init');
       this.#check(this.engine.finishLoad());
@@ -67,9 +68,12 @@ export class ModelLoad {
       return loadedFrom(this.files);
     } catch (error) {
       for (const file of this.#allFiles()) await file.writer?.discard();
-      const cached = this.#allFiles().filter((f) => f.from === 'cache').map((f) => ({ cache: f.cache, url: f.description.url }));
-      const retry = cached.length > 0 && this.useCachedCopy && !this.signal.aborted && !(error instanceof DownloadRestartError);
-      if (retry) throw new CachedCopyError(cached, error);
+      const cached = this.#allFiles().filter((f) => f.from === 'cache')
+        .map((f) => ({ cache: f.cache, url: f.description.url }));
+      const restart = error instanceof DownloadRestartError;  // EngineHost starts over, with the cache
+      if (cached.length > 0 && this.useCachedCopy && !this.signal.aborted && !restart) {
+        throw new CachedCopyError(cached, error);
+      }
       throw error;
     } finally {
       await this.#close();
@@ -171,7 +175,8 @@ export class ModelLoad {
           continue;
         }
         const file = this.files[status.neededFile];
-        if (status.neededFiles === 0 && file && status.neededBytes > file.prefix.length && file.prefix.length < file.size) {
+        const more = file && status.neededBytes > file.prefix.length && file.prefix.length < file.size;
+        if (status.neededFiles === 0 && more) {
           await this.#readPrefix(file, status.neededBytes);
           continue;
         }
@@ -315,12 +320,14 @@ export class ModelLoad {
         this.#throwIfAborted();
         if (stop.aborted) return;
         // A fresh view per chunk: views die when the memory grows.
-        const view = WasmEngine.heapView(dest + range.arenaOffset + (at - range.fileOffset), Math.min(CHUNK_BYTES, end - at));
+        const to = dest + range.arenaOffset + (at - range.fileOffset);
+        const view = WasmEngine.heapView(to, Math.min(CHUNK_BYTES, end - at));
         const n = await file.reader.read(view);
         if (n === 0) {
-          throw new LoadError(`the file is truncated: it ends at byte ${at} but its tensor data goes on to byte ${end}`, {
-            code: 'bad_file',
-          });
+          throw new LoadError(
+            `the file is truncated: it ends at byte ${at} but its tensor data goes on to byte ${end}`,
+            { code: 'bad_file' },
+          );
         }
         at += n;
         this.#progress();
@@ -340,7 +347,8 @@ export class ModelLoad {
     const digest = sha256?.hexDigest();
     const sum = checksum?.hexDigest();
     const index = this.files.indexOf(file);
-    const which = index < 0 ? `${this.tokenizer.name}: ` : this.files.length > 1 ? `file ${index + 1} of ${this.files.length}: ` : '';
+    const count = this.files.length;
+    const which = index < 0 ? `${this.tokenizer.name}: ` : count > 1 ? `file ${index + 1} of ${count}: ` : '';
     if (file.wantSha256 && digest !== file.wantSha256) {
       throw new LoadError(`${which}the file's sha256 is ${digest}, not the expected ${file.wantSha256}`, {
         code: 'sha256_mismatch',

@@ -1,6 +1,7 @@
 // wasm-llm quantize IN OUT.gguf TYPE: rewrites a model's weights in
-// another type, into one GGUF file (IN: any model ModelFiles opens). Every tensor is read a block of rows at a time, dequantized
-// with its type's to_float and requantized with the target's from_float, so
+// another type, into one GGUF file (IN: any model ModelFiles opens). Every
+// tensor is read a block of rows at a time, dequantized with its type's
+// to_float and requantized with the target's from_float, so
 // any supported input type converts to any target. Metadata is copied as is,
 // except general.file_type (and general.quantization_version) and a split
 // model's split.* keys.

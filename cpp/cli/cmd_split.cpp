@@ -53,7 +53,8 @@ Status run(int argc, char** argv) {
   const std::string in_path = args.positionals()[0];
   WLLM_ASSIGN_OR_RETURN(const std::shared_ptr<ModelFiles> files, ModelFiles::open(in_path, args.get_string({"--tokenizer"})));
   WLLM_ASSIGN_OR_RETURN(const ModelLayout layout, files->layout());
-  WLLM_ASSIGN_OR_RETURN(const std::vector<std::string> names, write_split_files(files, layout, limits, args.positionals()[1]));
+  WLLM_ASSIGN_OR_RETURN(const std::vector<std::string> names,
+                        write_split_files(files, layout, limits, args.positionals()[1]));
   for (const std::string& name : names) std::printf("%s\n", name.c_str());
   std::fprintf(stderr, "split %s into %zu files: %zu tensors\n", in_path.c_str(), names.size(),
                layout.file.tensors().size());

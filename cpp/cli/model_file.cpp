@@ -186,7 +186,9 @@ Status ModelFiles::parse_headers(const Parse& parse) {
     } else {
       return s.with_context(needs.tokenizer_rejected ? tokenizer_path_ : files_[0].path);
     }
-    if (next_candidate == candidates.size()) return Status(missing.code(), missing.message() + rejected).with_context(files_[0].path);
+    if (next_candidate == candidates.size()) {
+      return Status(missing.code(), missing.message() + rejected).with_context(files_[0].path);
+    }
     WLLM_RETURN_IF_ERROR(read_tokenizer(candidates[next_candidate++]));
   }
 }

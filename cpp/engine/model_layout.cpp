@@ -153,8 +153,9 @@ Result<ModelLayout> read_model_layout(std::span<const FilePrefix> files, std::sp
 
 Result<TensorSource> tensor_source(const ModelLayout& layout, const GgufTensorInfo& t) {
   for (const DataRange& r : layout.ranges) {
-    if (t.offset >= r.arena_offset && t.offset - r.arena_offset < r.size && t.n_bytes <= r.size - (t.offset - r.arena_offset)) {
-      return TensorSource{r.file, r.file_offset + (t.offset - r.arena_offset)};
+    const uint64_t at = t.offset - r.arena_offset;  // where in the range, if it is in it
+    if (t.offset >= r.arena_offset && at < r.size && t.n_bytes <= r.size - at) {
+      return TensorSource{r.file, r.file_offset + at};
     }
   }
   return Status::error(ErrorCode::kInternal, "tensor '%.*s' lies in none of the model's files", int(t.name.size()),

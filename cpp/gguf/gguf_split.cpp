@@ -80,8 +80,9 @@ Result<JoinedSplit> join_split_files(std::span<const GgufFile> files) {
     data_end = start + f.data_size();
   }
   if (static_cast<int64_t>(file_of_tensor.size()) != tensors_count) {
-    return Status::error(ErrorCode::kBadFile, "the %d files of the split model hold %zu tensors, but split.tensors.count says %lld",
-                         count, file_of_tensor.size(), static_cast<long long>(tensors_count));
+    return Status::error(ErrorCode::kBadFile,
+                         "the %d files of the split model hold %zu tensors, but split.tensors.count says %lld", count,
+                         file_of_tensor.size(), static_cast<long long>(tensors_count));
   }
   out.file = GgufFile::join(files, out.data_starts, data_end);
   return out;

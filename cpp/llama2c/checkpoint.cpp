@@ -85,7 +85,8 @@ Result<Llama2cConfig> parse_llama2c_header(std::span<const uint8_t> prefix) {
 
 Status check_llama2c_checkpoint(const Llama2cConfig& c, uint64_t file_size) {
   if (c.dim % c.n_heads != 0 || c.head_size() % 2 != 0) {
-    return Status::error(ErrorCode::kBadFile, "llama2.c checkpoint (%s): %d heads do not split dim %d into heads of an even size",
+    return Status::error(ErrorCode::kBadFile,
+                         "llama2.c checkpoint (%s): %d heads do not split dim %d into heads of an even size",
                          describe(c).c_str(), c.n_heads, c.dim);
   }
   if (c.n_kv_heads > c.n_heads || c.n_heads % c.n_kv_heads != 0) {
@@ -94,9 +95,9 @@ Status check_llama2c_checkpoint(const Llama2cConfig& c, uint64_t file_size) {
   }
   const uint64_t expected = expected_file_size(c);
   if (file_size != expected) {
-    return Status::error(ErrorCode::kBadFile, "llama2.c checkpoint (%s): its weights take %llu bytes, but the file has %llu%s",
-                         describe(c).c_str(), ull(expected), ull(file_size),
-                         file_size < expected ? " (truncated?)" : "");
+    return Status::error(ErrorCode::kBadFile,
+                         "llama2.c checkpoint (%s): its weights take %llu bytes, but the file has %llu%s",
+                         describe(c).c_str(), ull(expected), ull(file_size), file_size < expected ? " (truncated?)" : "");
   }
   return {};
 }

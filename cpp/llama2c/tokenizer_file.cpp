@@ -62,8 +62,9 @@ Result<Llama2cVocab> read_llama2c_tokenizer(std::span<const uint8_t> file, int v
     WLLM_RETURN_IF_ERROR(read(&score, 4, id, "score"));
     WLLM_RETURN_IF_ERROR(read(&length, 4, id, "length"));
     if (length < 0 || uint64_t(length) > file.size() - pos) {
-      return Status::error(ErrorCode::kBadFile, "llama2.c tokenizer: token %d at byte %llu has a length of %d, but %llu bytes are left",
-                           id, ull(pos - 4), length, ull(file.size() - pos));
+      return Status::error(ErrorCode::kBadFile,
+                           "llama2.c tokenizer: token %d at byte %llu has a length of %d, but %llu bytes are left", id,
+                           ull(pos - 4), length, ull(file.size() - pos));
     }
     std::string text(reinterpret_cast<const char*>(file.data() + pos), length);
     pos += length;

@@ -149,10 +149,12 @@ function splitSeeds(out, cli) {
     if (names.length !== 3) throw new Error(`split wrote ${names.length} files, not 3`);
     const files = names.map((name) => readFileSync(name));
     writeFileSync(join(out, 'split-3.bundle'), bundle(files));
-    withKeys(names[1], { 'split.count': [2, 4] }, join(dir, 'lying-count.gguf'));
-    writeFileSync(join(out, 'split-lying-count.bundle'), bundle([files[0], readFileSync(join(dir, 'lying-count.gguf')), files[2]]));
-    withKeys(names[2], { 'split.tensors.count': [5, 99] }, join(dir, 'lying-tensors.gguf'));
-    writeFileSync(join(out, 'split-lying-tensors.bundle'), bundle([files[0], files[1], readFileSync(join(dir, 'lying-tensors.gguf'))]));
+    const lying = (i, keys) => {
+      withKeys(names[i], keys, join(dir, 'lying.gguf'));
+      return files.map((file, j) => (j === i ? readFileSync(join(dir, 'lying.gguf')) : file));
+    };
+    writeFileSync(join(out, 'split-lying-count.bundle'), bundle(lying(1, { 'split.count': [2, 4] })));
+    writeFileSync(join(out, 'split-lying-tensors.bundle'), bundle(lying(2, { 'split.tensors.count': [5, 99] })));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

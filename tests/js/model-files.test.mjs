@@ -15,7 +15,8 @@ import { nativeContinuation, serveFiles, syntheticModel } from './helpers.mjs';
 const prompt = 'Once upon a time';
 const greedy = { maxTokens: 120, temperature: 0 };
 const seeded = { maxTokens: 120, temperature: 0.8, seed: 42 };
-const cliArgs = (o) => ['-n', String(o.maxTokens), '--temp', String(o.temperature), '--seed', String(o.seed ?? 0), '--threads', '1'];
+const cliArgs = (o) =>
+  ['-n', String(o.maxTokens), '--temp', String(o.temperature), '--seed', String(o.seed ?? 0), '--threads', '1'];
 const llama2c = path.join(sharedModels, 'llama2c');
 const checkpoint = path.join(llama2c, 'stories260K.bin');
 const tok512 = path.join(llama2c, 'tok512.bin');
@@ -72,7 +73,8 @@ describe('llama2.c checkpoints', () => {
     const server = await serveFiles({ '/tok512.bin': bytes });
     try {
       expect(await textOf(checkpoint, { tokenizer: tok512 })).toBe(expected.greedy);
-      expect(await textOf(checkpoint, { tokenizer: `${server.base}/tok512.bin`, cacheDir: tmpDir })).toBe(expected.greedy);
+      const url = `${server.base}/tok512.bin`;
+      expect(await textOf(checkpoint, { tokenizer: url, cacheDir: tmpDir })).toBe(expected.greedy);
       expect(await textOf(fs.readFileSync(checkpoint), { tokenizer: new Uint8Array(bytes) })).toBe(expected.greedy);
     } finally {
       await server.close();
@@ -113,7 +115,8 @@ describe('llama2.c checkpoints', () => {
     const truncated = await failure(LLM.load(bytes.subarray(0, 600_000), { threads: 1, tokenizer: tok512 }));
     expect(truncated).toMatchObject({ code: 'bad_file' });
     expect(truncated.message).toMatch(/its weights take 1056540 bytes, but the file has 600000 \(truncated\?\)/);
-    const forGguf = await failure(LLM.load(path.join(sharedModels, 'stories260K.gguf'), { threads: 1, tokenizer: tok512 }));
+    const gguf = path.join(sharedModels, 'stories260K.gguf');
+    const forGguf = await failure(LLM.load(gguf, { threads: 1, tokenizer: tok512 }));
     expect(forGguf).toMatchObject({ code: 'invalid_argument' });
     expect(forGguf.message).toMatch(/this GGUF model has its own tokenizer/);
     const missing = await failure(LLM.load(bytes, { threads: 1, tokenizer: path.join(tmpDir, 'none.bin') }));
