@@ -8,9 +8,9 @@ export interface LoadProgress {
    * 'init': all bytes are in, the engine is setting up; 'done'.
    */
   phase: 'download' | 'cache' | 'read' | 'init' | 'done';
-  /** File bytes received so far. */
+  /** File bytes received so far (of all its files, for a split model). */
   loaded: number;
-  /** File size in bytes, when known. */
+  /** File size in bytes (all files together), when known. */
   total?: number;
 }
 
@@ -33,9 +33,10 @@ export interface LoadOptions {
   /**
    * Expected sha256 of the file (hex); checked while it streams in. Registry models bring their
    * own. A cached copy is used only if the sha256 recorded when it was downloaded is this one
-   * (and its bytes still match the checksum recorded with it).
+   * (and its bytes still match the checksum recorded with it). A split model: one per file,
+   * in order.
    */
-  sha256?: string;
+  sha256?: string | readonly string[];
   /**
    * Cache downloads (default true): OPFS in browsers, a folder in Node. Browsers without
    * usable OPFS (some private modes) load without caching.
@@ -53,6 +54,13 @@ export interface LoadOptions {
   modelsDir?: string;
   /** Length of a ReadableStream source, if known (checked against the header). */
   size?: number;
+  /**
+   * The tokenizer file of a llama2.c checkpoint (llama2.c's `tokenizer.bin` format), as any
+   * ModelSource: a URL, a path in Node, bytes, a Blob. Absent: a file named `tokenizer.bin` or
+   * `tok<vocabulary size>.bin` beside the checkpoint (same folder or URL path), the first that
+   * holds exactly the model's tokens. A GGUF model has its own tokenizer: giving one is an error.
+   */
+  tokenizer?: ModelSource;
   /** If it throws, the load stops and rejects with what it threw. */
   onProgress?: (progress: LoadProgress) => void;
   /**
@@ -258,6 +266,9 @@ export interface ModelInfo {
  * A model name from the registry, a URL (http(s), or 'hf:owner/repo/path/file.gguf'),
  * bytes, a Blob/File, a ReadableStream, or (Node) a file path. In browsers any other
  * string is a URL relative to the page (`new URL(source, location.href)`).
+ * The model: a GGUF file; the first file of a split GGUF model (`NAME-00001-of-00003.gguf`,
+ * from a URL or a path: the others are fetched from beside it, in parallel); or a llama2.c
+ * checkpoint (`.bin`, with its tokenizer: LoadOptions.tokenizer).
  */
 export type ModelSource = string | URL | ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array>;
 
@@ -285,7 +296,10 @@ export interface ModelCache {
 }
 
 export class LLM {
-  /** Loads a GGUF model. Rejects with LoadError or AbortError; a bad argument is a TypeError or RangeError. */
+  /**
+   * Loads a model (a GGUF file, a split GGUF model or a llama2.c checkpoint: ModelSource).
+   * Rejects with LoadError or AbortError; a bad argument is a TypeError or RangeError.
+   */
   static load(source: ModelSource, options?: LoadOptions): Promise<LLM>;
   /** The download cache: a folder in Node, the origin private file system (OPFS) in browsers. */
   static readonly cache: ModelCache;

@@ -13,7 +13,8 @@ import {
 import { INT_MAX, checkInteger, generateOptions, loadOptions } from './options.js';
 
 export class LLM {
-  // Loads a GGUF model (see index.d.ts for the sources and options).
+  // Loads a model: a GGUF file, the first file of a split GGUF model, or a
+  // llama2.c checkpoint (see index.d.ts for the sources and options).
   static async load(source, options = {}) {
     const platform = this.platform;
     const opts = checkArguments(() => {
@@ -25,13 +26,18 @@ export class LLM {
     // More than one thread needs the pthreads build (and, in a browser, cross-origin isolation).
     const threads = platform.threadsSupported() ? opts.threads : 1;
     let resolved;
+    let tokenizer;  // a llama2.c checkpoint's tokenizer file, a source like the model's
     try {
       resolved = await platform.resolveSource(source, { ...options, ...opts });
+      if (options.tokenizer !== undefined) {
+        tokenizer = await platform.resolveSource(options.tokenizer, { ...options, ...opts, size: undefined });
+      }
     } catch (error) {
       throw asInvalidArgument(error);  // a source of no kind LLM.load takes is a TypeError
     }
     // A registry name brings its own sha256.
-    const { description, transfer, sha256 } = resolved;
+    const { description, sha256 } = resolved;
+    const transfer = [...resolved.transfer, ...(tokenizer?.transfer ?? [])];
     throwIfAborted(signal);
     const variant = threads > 1 ? 'mt' : 'st';
     const client = await WorkerClient.start(await platform.startWorker(variant, threads, opts.relaxedSimd), { signal });
@@ -40,7 +46,10 @@ export class LLM {
         'load',
         {
           source: description,
-          options: { contextSize: opts.contextSize, memoryLimit: opts.memoryLimit, sha256: opts.sha256 ?? sha256 },
+          options: {
+            contextSize: opts.contextSize, memoryLimit: opts.memoryLimit, sha256: opts.sha256 ?? sha256,
+            tokenizer: tokenizer?.description,
+          },
         },
         { signal, kind: 'load', transfer, onEvent: (msg) => onProgress?.(msg.progress) },
       );

@@ -5,7 +5,7 @@
 
 export const LOAD_OPTIONS = Object.freeze([
   'threads', 'contextSize', 'memoryLimit', 'sha256', 'cache', 'relaxedSimd', 'cacheDir', 'modelsDir', 'size',
-  'onProgress', 'signal',
+  'tokenizer', 'onProgress', 'signal',
 ]);
 
 export const GENERATE_OPTIONS = Object.freeze([

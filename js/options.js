@@ -93,12 +93,16 @@ export function loadOptions(options, defaultThreads) {
   checkInteger('threads', threads, [1, 256]);
   checkInteger('contextSize', contextSize, [0, INT_MAX]);
   checkInteger('memoryLimit', memoryLimit, [0, Number.MAX_SAFE_INTEGER]);
-  if (sha256 !== undefined && !/^[0-9a-fA-F]{64}$/.test(sha256)) {
-    throw new TypeError('sha256 must be 64 hexadecimal digits');
+  // One hash, or one per file of a split model.
+  const hashes = sha256 === undefined ? [] : Array.isArray(sha256) ? sha256 : [sha256];
+  if (hashes.length === 0 && sha256 !== undefined) throw new TypeError('sha256 must not be an empty array');
+  if (!hashes.every((h) => typeof h === 'string' && /^[0-9a-fA-F]{64}$/.test(h))) {
+    throw new TypeError('sha256 must be 64 hexadecimal digits (or an array of them, one per file of a split model)');
   }
   if (typeof relaxedSimd !== 'boolean') throw new TypeError('relaxedSimd must be a boolean');
+  const lower = hashes.map((h) => h.toLowerCase());
   return {
-    threads, contextSize, memoryLimit, sha256: sha256?.toLowerCase(), cache: cache !== false && cache !== 'none',
-    relaxedSimd,
+    threads, contextSize, memoryLimit, sha256: Array.isArray(sha256) ? lower : lower[0],
+    cache: cache !== false && cache !== 'none', relaxedSimd,
   };
 }

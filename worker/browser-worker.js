@@ -10,7 +10,8 @@ import { openOpfsCache } from '../js/browser/opfs-cache.js';
 import { portStream } from '../js/browser/stream-port.js';
 import { canRunThreads } from '../js/browser/threads.js';
 import { streamReader } from '../js/readers.js';
-import { EngineHost, callerSourceReader } from './engine-host.js';
+import { EngineHost } from './engine-host.js';
+import { callerSourceReader } from './model-loader.js';
 import { wasmBuild } from './relaxed-simd.js';
 import { serve } from './serve.js';
 

@@ -1,20 +1,14 @@
-// Worker side: one wasm instance and the engine in it. Streams a model file
-// into the wasm heap (header first, then the tensor data straight into the
-// engine's arena) and runs generation step by step, yielding to the event
-// loop between steps so an abort message is seen promptly. The same code runs
-// in Node's worker_threads worker and in the browser's Web Worker; what
-// differs is passed in: the wasm module, readers for platform sources (files,
-// OPFS) and the download cache.
-import { AbortError, GenerationError, LoadError, checkStatus } from '../js/errors.js';
-import { DownloadRestartError, blobReader, openUrlReader, streamReader, tapReader } from '../js/readers.js';
+// Worker side: one wasm instance and the engine in it. Loads a model (its
+// files streamed into the wasm heap by model-loader.js) and runs generation
+// step by step, yielding to the event loop between steps so an abort message
+// is seen promptly. The same code runs in Node's worker_threads worker and in
+// the browser's Web Worker; what differs is passed in: the wasm module,
+// readers for platform sources (files, OPFS) and the download cache.
+import { AbortError, GenerationError, checkStatus } from '../js/errors.js';
+import { DownloadRestartError } from '../js/readers.js';
+import { CachedCopyError, ModelLoad } from './model-loader.js';
 
-const FIRST_PREFIX_BYTES = 1 << 20;  // most GGUF headers fit in 1 MiB
-const CHUNK_BYTES = 4 << 20;         // bytes per read into the heap
-const UNKNOWN_SIZE = Number.MAX_SAFE_INTEGER;
 const MAX_DOWNLOAD_RESTARTS = 2;  // a file that keeps changing fails instead
-
-// Where the bytes of a load came from, as onProgress's phase names it.
-const PHASE = { network: 'download', cache: 'cache', local: 'read' };
 
 export class EngineHost {
   // module: the instantiated Emscripten module; threads: engine threads.
@@ -32,20 +26,23 @@ export class EngineHost {
   }
 
   // Loads the model described by `source` (see js/sources.js). options:
-  // {contextSize, memoryLimit, sha256}; onProgress({phase, loaded, total});
-  // signal: AbortSignal. A cached copy that fails to load or to verify is
-  // deleted and the model is downloaded again; a download whose file changed
-  // on the server starts over (a few times at most).
+  // {contextSize, memoryLimit, sha256, tokenizer}; onProgress({phase, loaded,
+  // total}); signal: AbortSignal. A cached copy that fails to load or to
+  // verify is deleted and the model is downloaded again; a download whose
+  // file changed on the server starts over (a few times at most).
   async load(source, options, onProgress, signal) {
     let useCachedCopy = true;
     let restarts = 0;
     try {
       for (;;) {
         try {
-          return await this.#loadOnce(source, options, onProgress, signal, useCachedCopy);
+          const load = new ModelLoad(this.module, this.engine, this.platform, this.threads, signal, useCachedCopy);
+          const loadedFrom = await load.run(source, options, onProgress);
+          this.loaded = true;
+          return { ...this.info(), loadedFrom };
         } catch (error) {
           if (error instanceof CachedCopyError && useCachedCopy) {
-            await error.cache.delete(source.url);
+            for (const { cache, url } of error.cached) await cache.delete(url);
             useCachedCopy = false;
           } else if (error instanceof DownloadRestartError && restarts < MAX_DOWNLOAD_RESTARTS) {
             restarts += 1;
@@ -59,179 +56,6 @@ export class EngineHost {
     } catch (error) {
       if (signal.aborted) throw new AbortError('loading was aborted');
       throw error instanceof CachedCopyError ? error.cause : error;
-    }
-  }
-
-  async #loadOnce(source, options, onProgress, signal, useCachedCopy) {
-    const opened = await this.#open(source, signal, useCachedCopy);
-    let { reader } = opened;
-    const phase = PHASE[opened.from];
-    const fromCache = opened.from === 'cache';
-    // Hashed while the bytes stream in: the expected sha256, unless the cached
-    // copy recorded it when it was written; a download being cached gets both
-    // hashes recorded; a cached copy's bytes are checked against the checksum
-    // recorded with them (cheap, unlike SHA-256), which also vouches for its sha256.
-    const wantSha256 = options.sha256 && !(fromCache && opened.meta.sha256 === options.sha256) ? options.sha256 : null;
-    const sha256 = wantSha256 || opened.writer ? new this.module.Sha256() : null;
-    const checksum = opened.writer || fromCache ? new this.module.Checksum64() : null;
-    const hashes = [sha256, checksum].filter(Boolean);
-    if (hashes.length > 0) reader = tapReader(reader, (bytes) => this.#hash(hashes, bytes));
-    try {
-      const prefix = await this.#beginLoad(reader, options, (loaded) => onProgress({ phase, loaded, total: reader.size }),
-        signal);
-      await this.#readData(reader, prefix, (loaded) => onProgress({ phase, loaded, total: reader.size }), signal);
-      // The bytes after the tensor data (if any) are hashed and cached too.
-      if (hashes.length > 0) await drain(reader, signal);
-      const digest = sha256?.hexDigest();
-      const sum = checksum?.hexDigest();
-      if (wantSha256 && digest !== wantSha256) {
-        throw new LoadError(`the file's sha256 is ${digest}, not the expected ${wantSha256}`, {
-          code: 'sha256_mismatch',
-        });
-      }
-      if (fromCache && sum !== opened.meta.checksum) {
-        const recorded = opened.meta.checksum;
-        throw new LoadError(`the cached copy is damaged: its checksum is ${sum}, not the recorded ${recorded}`, {
-          code: 'bad_file',
-        });
-      }
-      onProgress({ phase: 'init', loaded: this.#fileEnd(), total: reader.size ?? this.#fileEnd() });
-      this.#check(this.engine.finishLoad());
-      await opened.writer?.commit({
-        url: source.url, size: this.#fileEnd(), sha256: digest, checksum: sum, savedAt: Date.now(),
-      });
-      this.loaded = true;
-      onProgress({ phase: 'done', loaded: this.#fileEnd(), total: reader.size ?? this.#fileEnd() });
-      return { ...this.info(), loadedFrom: opened.from };
-    } catch (error) {
-      await opened.writer?.discard();
-      if (fromCache && useCachedCopy && !signal.aborted) throw new CachedCopyError(opened.cache, error);
-      throw error;
-    } finally {
-      for (const hash of hashes) hash.delete();
-      await reader.close();
-    }
-  }
-
-  // {reader, from: 'network' | 'cache' | 'local', writer?, meta?, cache?}
-  async #open(source, signal, useCachedCopy) {
-    switch (source.kind) {
-      case 'url': {
-        const cache = source.cache ? await this.platform.cache(source) : null;
-        const hit = cache && useCachedCopy ? await cache.open(source.url) : null;
-        if (hit?.meta.checksum) return { reader: hit.reader, meta: hit.meta, from: 'cache', cache };
-        await hit?.reader.close();  // an entry without a checksum cannot be checked: downloaded again
-        const reader = await openUrlReader(source.url, signal);
-        if (!cache) return { reader, from: 'network' };
-        const writer = await cache.create(source.url);
-        return { reader: tapReader(reader, (bytes) => writer.write(bytes)), writer, from: 'network' };
-      }
-      case 'stream':
-        return { reader: callerSourceReader(streamReader(source.stream, source.size)), from: 'local' };
-      case 'blob':
-        return { reader: callerSourceReader(blobReader(source.blob)), from: 'local' };
-      default: {
-        const open = this.platform.readers[source.kind];
-        if (!open) {
-          throw new LoadError(`this platform cannot load a source of kind '${source.kind}'`, { code: 'internal' });
-        }
-        return { reader: await open(source), from: 'local' };
-      }
-    }
-  }
-
-  // Feeds bytes to each of `hashes`: in place when they are in the heap, else through a copy.
-  #hash(hashes, bytes) {
-    const { WasmEngine } = this.module;
-    if (bytes.buffer === WasmEngine.heapView(0, 0).buffer) {
-      for (const hash of hashes) hash.update(bytes.byteOffset, bytes.length);
-      return;
-    }
-    const ptr = WasmEngine.alloc(bytes.length);
-    try {
-      WasmEngine.heapView(ptr, bytes.length).set(bytes);
-      for (const hash of hashes) hash.update(ptr, bytes.length);
-    } finally {
-      WasmEngine.free(ptr);
-    }
-  }
-
-  // Grows the header prefix until the engine stops asking for more; returns it.
-  async #beginLoad(reader, options, progress, signal) {
-    const fileSize = reader.size ?? UNKNOWN_SIZE;
-    let prefix = new Uint8Array(0);
-    let want = Math.min(fileSize, FIRST_PREFIX_BYTES);
-    for (;;) {
-      prefix = await readMore(reader, prefix, want);
-      throwIfAborted(signal);
-      progress(prefix.length);
-      // A reader that ended early tells the parser the true size, so its
-      // message says where the file is truncated.
-      const ended = prefix.length < want;
-      const status = this.#beginLoadWith(prefix, ended ? prefix.length : fileSize, options);
-      if (status.code === 'need_more_data' && !ended && status.neededBytes > want) {
-        want = Math.min(fileSize, status.neededBytes);
-        continue;
-      }
-      this.#check(status);
-      return prefix;
-    }
-  }
-
-  #beginLoadWith(prefix, fileSize, options) {
-    const { WasmEngine } = this.module;
-    const ptr = WasmEngine.alloc(prefix.length);
-    try {
-      WasmEngine.heapView(ptr, prefix.length).set(prefix);
-      return this.engine.beginLoad(ptr, prefix.length, fileSize, {
-        contextSize: options.contextSize ?? 0,
-        threads: this.threads,
-        memoryLimit: options.memoryLimit ?? 0,
-      });
-    } finally {
-      WasmEngine.free(ptr);
-    }
-  }
-
-  // Puts file bytes [dataOffset, dataOffset + dataSize) into the arena: what
-  // the prefix already holds, then the rest read straight into the heap.
-  async #readData(reader, prefix, progress, signal) {
-    const { WasmEngine } = this.module;
-    const offset = this.engine.dataOffset();
-    const size = this.engine.dataSize();
-    const dest = this.engine.dataDestination();
-    let written = 0;
-    if (prefix.length > offset) {
-      const inPrefix = prefix.subarray(offset, Math.min(prefix.length, offset + size));
-      WasmEngine.heapView(dest, inPrefix.length).set(inPrefix);
-      written = inPrefix.length;
-    }
-    await skip(reader, offset - prefix.length);  // padding after the header, if not read yet
-    while (written < size) {
-      throwIfAborted(signal);
-      // A fresh view per chunk: views die when the memory grows.
-      const view = WasmEngine.heapView(dest + written, Math.min(CHUNK_BYTES, size - written));
-      const n = await reader.read(view);
-      if (n === 0) {
-        throw new LoadError(
-          `the file is truncated: it ends at byte ${offset + written} but its tensor data ends at byte ${offset + size}`,
-          { code: 'bad_file' },
-        );
-      }
-      written += n;
-      progress(offset + written);
-    }
-  }
-
-  #fileEnd() {
-    return this.engine.dataOffset() + this.engine.dataSize();
-  }
-
-  #check(status) {
-    try {
-      checkStatus(status);
-    } catch (error) {
-      throw new LoadError(`cannot load the model: ${error.message}`, { code: error.code, cause: error });
     }
   }
 
@@ -307,67 +131,10 @@ export class EngineHost {
   }
 }
 
-// A load from the cache failed: the copy is dropped and the model downloaded again.
-class CachedCopyError extends Error {
-  constructor(cache, cause) {
-    super(cause.message, { cause });
-    this.cache = cache;
-  }
-}
-
 function checkRequest(status) {
   try {
     return checkStatus(status);
   } catch (error) {
     throw new GenerationError(error.message, { code: error.code, cause: error });
   }
-}
-
-// A reader of a source the caller handed over (bytes, a Blob, a stream):
-// if it fails, say so with code 'io' (the caller's stream errored, a File
-// changed on disk).
-export function callerSourceReader(reader) {
-  return {
-    size: reader.size,
-    async read(dst) {
-      try {
-        return await reader.read(dst);
-      } catch (error) {
-        throw new LoadError(`cannot read the model source: ${error?.message ?? error}`, { code: 'io', cause: error });
-      }
-    },
-    close: () => reader.close(),
-  };
-}
-
-function throwIfAborted(signal) {
-  if (signal.aborted) throw new AbortError('loading was aborted');
-}
-
-// `prefix` extended to `want` bytes, or shorter if the reader ends first.
-async function readMore(reader, prefix, want) {
-  const grown = new Uint8Array(want);
-  grown.set(prefix);
-  let have = prefix.length;
-  while (have < want) {
-    const n = await reader.read(grown.subarray(have));
-    if (n === 0) return grown.subarray(0, have);
-    have += n;
-  }
-  return grown;
-}
-
-async function skip(reader, bytes) {
-  const scratch = new Uint8Array(Math.min(Math.max(bytes, 0), 1 << 16));
-  while (bytes > 0) {
-    const n = await reader.read(scratch.subarray(0, Math.min(bytes, scratch.length)));
-    if (n === 0) throw new LoadError('the file ends before its tensor data', { code: 'bad_file' });
-    bytes -= n;
-  }
-}
-
-// Reads the reader to its end (the bytes go to its taps).
-async function drain(reader, signal) {
-  const scratch = new Uint8Array(1 << 16);
-  while ((await reader.read(scratch)) > 0) throwIfAborted(signal);
 }

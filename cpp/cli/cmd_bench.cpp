@@ -120,7 +120,7 @@ Status run(int argc, char** argv) {
   Args args(argc, argv, {"--bandwidth"});
   WLLM_RETURN_IF_ERROR(args.status());
   WLLM_RETURN_IF_ERROR(args.check_known(
-      {"-m", "--model", "-p", "-n", "-r", "--repetitions", "-t", "--threads", "-c", "--ctx", "--bandwidth"}));
+      {"-m", "--model", "-p", "-n", "-r", "--repetitions", "-t", "--threads", "-c", "--ctx", "--bandwidth", "--tokenizer"}));
   const std::string model = args.get_string({"-m", "--model"});
   if (model.empty()) return Status::error(ErrorCode::kInvalidArgument, "missing -m FILE");
   WLLM_ASSIGN_OR_RETURN(const int64_t n_prompt, args.get_int({"-p"}, 64));
@@ -141,7 +141,7 @@ Status run(int argc, char** argv) {
 
   Engine engine;
   const auto t0 = Clock::now();
-  WLLM_RETURN_IF_ERROR(load_model(model, load, &engine));
+  WLLM_RETURN_IF_ERROR(load_model(model, args.get_string({"--tokenizer"}), load, &engine));
   const auto t1 = Clock::now();
 
   WLLM_ASSIGN_OR_RETURN(const BenchTimes times, run_bench(engine, n_prompt, n_gen, runs));

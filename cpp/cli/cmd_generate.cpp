@@ -44,7 +44,7 @@ Status run(int argc, char** argv) {
                                          "--top-p", "--min-p", "--repeat-penalty", "--repeat-last-n",
                                          "--frequency-penalty", "--presence-penalty", "--seed", "-t", "--threads",
                                          "-c", "--ctx", "--stop", "--no-special", "--json", "--json-object",
-                                         "--json-schema", "--grammar"}));
+                                         "--json-schema", "--grammar", "--tokenizer"}));
   const std::string model = args.get_string({"-m", "--model"});
   if (model.empty()) return Status::error(ErrorCode::kInvalidArgument, "missing -m FILE");
   if (!args.has("-p") && !args.has("--prompt")) return Status::error(ErrorCode::kInvalidArgument, "missing -p TEXT");
@@ -83,7 +83,7 @@ Status run(int argc, char** argv) {
 
   WLLM_ASSIGN_OR_RETURN(const LoadOptions load, load_options_from(args));
   Engine engine;
-  WLLM_RETURN_IF_ERROR(load_model(model, load, &engine));
+  WLLM_RETURN_IF_ERROR(load_model(model, args.get_string({"--tokenizer"}), load, &engine));
 
   write_fully(stdout, prompt.data(), prompt.size());
   std::fflush(stdout);

@@ -1,4 +1,5 @@
-// wasm-llm info: what a GGUF model file holds, read from its header only.
+// wasm-llm info: what a model holds (a GGUF file, a split GGUF model or a
+// llama2.c checkpoint), read from its headers only.
 #include <cstdio>
 #include <map>
 #include <string>
@@ -18,16 +19,34 @@ double mib(uint64_t bytes) { return bytes / 1048576.0; }
 Status run(int argc, char** argv) {
   Args args(argc, argv, {});
   WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known({"-m", "--model", "-c", "--ctx"}));
+  WLLM_RETURN_IF_ERROR(args.check_known({"-m", "--model", "-c", "--ctx", "--tokenizer"}));
   const std::string path = args.get_string({"-m", "--model"});
   if (path.empty()) return Status::error(ErrorCode::kInvalidArgument, "missing -m FILE");
-  WLLM_ASSIGN_OR_RETURN(const GgufFile file, read_gguf_header(path));
+  WLLM_ASSIGN_OR_RETURN(const std::shared_ptr<ModelFiles> files, ModelFiles::open(path, args.get_string({"--tokenizer"})));
+  WLLM_ASSIGN_OR_RETURN(const ModelLayout layout, files->layout());
+  const GgufFile& file = layout.file;
 
   std::printf("file:          %s\n", path.c_str());
-  std::printf("format:        GGUF v%u, %zu metadata keys, %zu tensors, alignment %llu\n", file.version(),
-              file.kvs().size(), file.tensors().size(), static_cast<unsigned long long>(file.alignment()));
-  std::printf("size:          %.2f MiB (header %.2f MiB, tensor data %.2f MiB)\n", mib(file.file_size()),
-              mib(file.data_offset()), mib(file.data_size()));
+  const std::string contents = str_printf("%zu metadata keys, %zu tensors", file.kvs().size(), file.tensors().size());
+  switch (layout.format) {
+    case ModelFormat::kGguf:
+      std::printf("format:        GGUF v%u, %s, alignment %llu\n", file.version(), contents.c_str(),
+                  static_cast<unsigned long long>(file.alignment()));
+      std::printf("size:          %.2f MiB (header %.2f MiB, tensor data %.2f MiB)\n", mib(file.file_size()),
+                  mib(file.data_offset()), mib(file.data_size()));
+      break;
+    case ModelFormat::kSplitGguf:
+      std::printf("format:        GGUF v%u split into %d files (the last: %s), %s\n", file.version(),
+                  files->file_count(), files->path(files->file_count() - 1).c_str(), contents.c_str());
+      std::printf("size:          %.2f MiB in all (tensor data %.2f MiB)\n", mib(file.file_size()),
+                  mib(file.data_size()));
+      break;
+    case ModelFormat::kLlama2c:
+      std::printf("format:        llama2.c checkpoint, tokenizer %s (as GGUF: %s)\n", files->tokenizer_path().c_str(),
+                  contents.c_str());
+      std::printf("size:          tensor data %.2f MiB\n", mib(file.data_size()));
+      break;
+  }
 
   // Tensor types: how many tensors and bytes of each.
   std::map<std::string, std::pair<int, uint64_t>> by_type;

@@ -35,14 +35,14 @@ Result<std::vector<int32_t>> parse_ids(const std::string& list) {
 Status run(int argc, char** argv) {
   Args args(argc, argv, {});
   WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known({"-m", "--model", "--tokens", "-o", "-t", "--threads", "-c", "--ctx"}));
+  WLLM_RETURN_IF_ERROR(args.check_known({"-m", "--model", "--tokens", "-o", "-t", "--threads", "-c", "--ctx", "--tokenizer"}));
   const std::string model = args.get_string({"-m", "--model"});
   const std::string out_path = args.get_string({"-o"});
   if (model.empty() || out_path.empty()) return Status::error(ErrorCode::kInvalidArgument, "usage: logits -m FILE --tokens IDS -o OUT.f32");
   WLLM_ASSIGN_OR_RETURN(const std::vector<int32_t> ids, parse_ids(args.get_string({"--tokens"})));
   WLLM_ASSIGN_OR_RETURN(LoadOptions load, load_options_from(args));
   Engine engine;
-  WLLM_RETURN_IF_ERROR(load_model(model, load, &engine));
+  WLLM_RETURN_IF_ERROR(load_model(model, args.get_string({"--tokenizer"}), load, &engine));
   std::vector<float> logits;
   WLLM_RETURN_IF_ERROR(engine.eval_logits(ids, &logits));
   std::FILE* f = std::fopen(out_path.c_str(), "wb");

@@ -1,8 +1,10 @@
-// wasm-llm quantize IN.gguf OUT.gguf TYPE: rewrites a model's weights in
-// another type. Every tensor is read a block of rows at a time, dequantized
-// with its type's to_float and requantized with the target's from_float, so
+// wasm-llm quantize IN OUT.gguf TYPE: rewrites a model's weights in
+// another type, into one GGUF file (IN: any model ModelFiles opens). Every
+// tensor is read a block of rows at a time, dequantized with its type's
+// to_float and requantized with the target's from_float, so
 // any supported input type converts to any target. Metadata is copied as is,
-// except general.file_type (and general.quantization_version).
+// except general.file_type (and general.quantization_version) and a split
+// model's split.* keys.
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -16,6 +18,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/model_file.h"
+#include "cli/model_writer.h"
 #include "cli/quant_plan.h"
 #include "core/file_io.h"
 #include "gguf/gguf_writer.h"
@@ -24,37 +27,12 @@ namespace wllm::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: wasm-llm quantize IN.gguf OUT.gguf TYPE [--pure] [--threads N]\n"
+    "usage: wasm-llm quantize IN OUT.gguf TYPE [--pure] [--threads N] [--tokenizer FILE]\n"
+    "  IN: a GGUF file, the first file of a split model, or a llama2.c checkpoint (with its tokenizer)\n"
     "  TYPE: %s\n"
     "  Plain types put every 2-D weight in TYPE except output.weight (or tied token_embd),\n"
     "  which gets q6_K as in llama.cpp; the _S/_M/_L mixes follow llama.cpp's layer rules.\n"
     "  --pure: TYPE for every 2-D weight, output included. 1-D tensors stay f32.\n";
-
-// Positional reads from the input model; several chunks are read per tensor.
-class InputFile {
- public:
-  Status open(const std::string& path) {
-    path_ = path;
-    f_ = std::fopen(path.c_str(), "rb");
-    if (!f_) return Status::error(ErrorCode::kIo, "cannot open '%s': %s", path.c_str(), std::strerror(errno));
-    return {};
-  }
-  ~InputFile() {
-    if (f_) std::fclose(f_);
-  }
-  Status read_at(uint64_t offset, uint8_t* dst, uint64_t n) {
-    if (fseeko(f_, static_cast<off_t>(offset), SEEK_SET) != 0 || !read_fully(f_, dst, static_cast<size_t>(n))) {
-      return Status::error(ErrorCode::kIo, "reading %llu bytes at byte %llu of '%s' failed",
-                           static_cast<unsigned long long>(n), static_cast<unsigned long long>(offset),
-                           path_.c_str());
-    }
-    return {};
-  }
-
- private:
-  std::string path_;
-  std::FILE* f_ = nullptr;
-};
 
 struct Totals {
   uint64_t bytes_in = 0, bytes_out = 0;
@@ -64,7 +42,7 @@ struct Totals {
 Status run(int argc, char** argv) {
   Args args(argc, argv, {"--pure"});
   WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known({"--pure", "-t", "--threads"}));
+  WLLM_RETURN_IF_ERROR(args.check_known({"--pure", "-t", "--threads", "--tokenizer"}));
   if (args.positionals().size() != 3) {
     std::fprintf(stderr, kUsage, quant_scheme_names().c_str());
     return Status::error(ErrorCode::kInvalidArgument, "quantize takes IN.gguf OUT.gguf TYPE");
@@ -84,12 +62,12 @@ Status run(int argc, char** argv) {
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  WLLM_ASSIGN_OR_RETURN(const GgufFile in, read_gguf_header(in_path));
-  auto input = std::make_shared<InputFile>();
-  WLLM_RETURN_IF_ERROR(input->open(in_path));
+  WLLM_ASSIGN_OR_RETURN(const std::shared_ptr<ModelFiles> input, ModelFiles::open(in_path, args.get_string({"--tokenizer"})));
+  WLLM_ASSIGN_OR_RETURN(const ModelLayout layout, input->layout());
+  const GgufFile& in = layout.file;
 
   GgufWriter w;
-  for (const GgufKV& kv : in.kvs()) WLLM_RETURN_IF_ERROR(w.copy_kv(kv));
+  WLLM_RETURN_IF_ERROR(copy_model_metadata(in, &w));
   WLLM_RETURN_IF_ERROR(w.set_u32("general.file_type", scheme->ftype));
   if (type_traits(scheme->base).block_size > 1) WLLM_RETURN_IF_ERROR(w.set_u32("general.quantization_version", 2));
 
@@ -112,21 +90,11 @@ Status run(int argc, char** argv) {
     const std::span<const int64_t> shape(t.ne, static_cast<size_t>(t.n_dims));
     const int64_t row_len = t.ne[0];
     const int64_t n_rows = t.ne[1] * t.ne[2] * t.ne[3];
-    const uint64_t src_offset = in.data_offset() + t.offset;
+    WLLM_ASSIGN_OR_RETURN(const TensorSource source, tensor_source(layout, t));
     const int64_t src_row = row_bytes(from, row_len);
     if (from.type == to.type) {
       // Same type: copy the bytes (lossless, as llama.cpp does).
-      const uint64_t n_bytes = t.n_bytes;
-      WLLM_RETURN_IF_ERROR(w.add_tensor(name, to.type, shape, [input, src_offset, n_bytes](GgufSink& out) -> Status {
-        std::vector<uint8_t> buf(std::min<uint64_t>(n_bytes, 8 << 20));
-        for (uint64_t done = 0; done < n_bytes;) {
-          const uint64_t k = std::min<uint64_t>(buf.size(), n_bytes - done);
-          WLLM_RETURN_IF_ERROR(input->read_at(src_offset + done, buf.data(), k));
-          WLLM_RETURN_IF_ERROR(out.write(buf.data(), static_cast<size_t>(k)));
-          done += k;
-        }
-        return Status();
-      }));
+      WLLM_RETURN_IF_ERROR(w.add_tensor(name, to.type, shape, tensor_copier(input, layout, t)));
     } else {
       WLLM_RETURN_IF_ERROR(check_kernels(from, false, true).with_context("tensor '" + name + "'"));
       WLLM_RETURN_IF_ERROR(check_kernels(to, true, false).with_context("tensor '" + name + "'"));
@@ -134,10 +102,10 @@ Status run(int argc, char** argv) {
       auto chunk = std::make_shared<std::vector<uint8_t>>();
       auto first_row = std::make_shared<int64_t>(0);
       RowSource src;
-      src.load = [input, chunk, first_row, src_offset, src_row](int64_t first, int64_t count) {
+      src.load = [input, chunk, first_row, source, src_row](int64_t first, int64_t count) {
         chunk->resize(static_cast<size_t>(count * src_row));
         *first_row = first;
-        return input->read_at(src_offset + uint64_t(first * src_row), chunk->data(), chunk->size());
+        return input->read(source.file, source.offset + uint64_t(first * src_row), chunk->data(), chunk->size());
       };
       src.row = [chunk, first_row, src_row, row_len, &from](int64_t r, float* dst) {
         from.to_float(chunk->data() + (r - *first_row) * src_row, dst, row_len);

@@ -114,7 +114,7 @@ void print_ids(const std::vector<int32_t>& ids, std::string* out) {
 int cmd_tokenize(int argc, char** argv) {
   const Args args(argc, argv, {"--no-bos", "--special", "--jsonl"});
   if (!args.status().ok()) return report_error(args.status().message().c_str());
-  const Status known = args.check_known({"-m", "--model", "--no-bos", "--special", "--file", "--jsonl"});
+  const Status known = args.check_known({"-m", "--model", "--no-bos", "--special", "--file", "--jsonl", "--tokenizer"});
   if (!known.ok()) return report_error(known.message().c_str());
 
   const std::string model_path = args.get_string({"-m", "--model"});
@@ -129,9 +129,11 @@ int cmd_tokenize(int argc, char** argv) {
   const bool add_special = !args.has("--no-bos");
   const bool parse_special = args.has("--special");
 
-  Result<GgufFile> header = read_gguf_header(model_path);
-  if (!header.ok()) return report_error(header.status().message().c_str());
-  Result<Tokenizer> tok = Tokenizer::from_gguf(*header);
+  Result<std::shared_ptr<ModelFiles>> files = ModelFiles::open(model_path, args.get_string({"--tokenizer"}));
+  if (!files.ok()) return report_error(files.status().message().c_str());
+  Result<ModelLayout> layout = (*files)->layout();
+  if (!layout.ok()) return report_error(layout.status().message().c_str());
+  Result<Tokenizer> tok = Tokenizer::from_gguf(layout->file);
   if (!tok.ok()) return report_error(tok.status().with_context(model_path).message().c_str());
 
   std::string input;

@@ -12,6 +12,9 @@ int cmd_bench(int argc, char** argv);
 int cmd_synth(int argc, char** argv);
 int cmd_logits(int argc, char** argv);
 int cmd_embed(int argc, char** argv);
+int cmd_convert(int argc, char** argv);
+int cmd_split(int argc, char** argv);
+int cmd_merge(int argc, char** argv);
 
 // Prints "error: <message>" to stderr and returns the exit code for it.
 int report_error(const char* message);

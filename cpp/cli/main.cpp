@@ -41,7 +41,17 @@ constexpr const char* kUsage =
     "  embed -m FILE [--pooling mean|cls|last|rank] [--no-normalize] (TEXT... | --file F)\n"
     "                      print each text's embedding (JSON)\n"
     "  embed -m FILE --rank QUERY (DOCUMENT... | --file F)\n"
-    "                      print each document's relevance to QUERY from a reranker (JSON)\n";
+    "                      print each document's relevance to QUERY from a reranker (JSON)\n"
+    "  convert IN [--tokenizer FILE] -o OUT.gguf\n"
+    "                      write a llama2.c checkpoint (or a split model) as one GGUF file\n"
+    "  split [--split-max-tensors N | --split-max-size SIZE] IN OUT\n"
+    "                      write OUT-00001-of-0000N.gguf, ... as llama.cpp's gguf-split does\n"
+    "  merge IN-00001-of-0000N.gguf OUT.gguf\n"
+    "                      join the files of a split model into one GGUF file\n"
+    "\n"
+    "FILE (-m, IN): a GGUF file, the first file of a split model (NAME-00001-of-0000N.gguf;\n"
+    "the others are found beside it), or a llama2.c checkpoint: its tokenizer is --tokenizer\n"
+    "FILE, else tokenizer.bin or tok<VOCAB>.bin beside it, whichever fits.\n";
 
 struct Command {
   const char* name;
@@ -53,6 +63,8 @@ constexpr Command kCommands[] = {
     {"info", wllm::cli::cmd_info},         {"quantize", wllm::cli::cmd_quantize},
     {"bench", wllm::cli::cmd_bench},       {"synth", wllm::cli::cmd_synth},
     {"logits", wllm::cli::cmd_logits},     {"embed", wllm::cli::cmd_embed},
+    {"convert", wllm::cli::cmd_convert},   {"split", wllm::cli::cmd_split},
+    {"merge", wllm::cli::cmd_merge},
 };
 
 }  // namespace

@@ -3,10 +3,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <vector>
 
+#include "cli/args.h"
 #include "core/file_io.h"
+#include "gguf/gguf_split.h"
 
 namespace wllm::cli {
 
@@ -25,6 +28,7 @@ Result<std::string> read_file(const std::string& path) {
 namespace {
 
 constexpr uint64_t kFirstPrefix = 1 << 20;  // most headers fit in 1 MiB
+constexpr uint64_t kMaxTokenizerBytes = 256ull << 20;  // a tokenizer file is a few MB
 
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
@@ -88,22 +92,148 @@ Result<GgufFile> read_gguf_header(const std::string& path) {
   return std::move(*out);
 }
 
-Status load_model(const std::string& path, const LoadOptions& options, Engine* engine) {
-  uint64_t size = 0;
-  WLLM_ASSIGN_OR_RETURN(File f, open_file(path, &size));
-  Status s = parse_with_growing_prefix(f.get(), size, path, [&](std::span<const uint8_t> p, uint64_t n, uint64_t* need) {
-    return engine->begin_load(p, n, options, need);
-  });
-  if (!s.ok()) return s.with_context(path);
-  WLLM_RETURN_IF_ERROR(read_at(f.get(), engine->data_offset(), engine->data_destination(), engine->data_size(), path));
-  return engine->finish_load().with_context(path);
+Result<std::shared_ptr<ModelFiles>> ModelFiles::open(const std::string& path, const std::string& tokenizer_path) {
+  auto files = std::shared_ptr<ModelFiles>(new ModelFiles());
+  WLLM_RETURN_IF_ERROR(files->add_file(path));
+  if (!tokenizer_path.empty()) WLLM_RETURN_IF_ERROR(files->read_tokenizer(tokenizer_path));
+  return files;
 }
 
-}  // namespace wllm::cli
+ModelFiles::~ModelFiles() {
+  for (OpenFile& f : files_) std::fclose(f.f);
+}
 
-#include "cli/args.h"
+Status ModelFiles::add_file(const std::string& path) {
+  uint64_t size = 0;
+  WLLM_ASSIGN_OR_RETURN(File f, open_file(path, &size));
+  files_.push_back({path, f.release(), size, {}});
+  return grow_prefix(static_cast<int>(files_.size()) - 1, std::min(size, kFirstPrefix));
+}
 
-namespace wllm::cli {
+Status ModelFiles::grow_prefix(int file, uint64_t bytes) {
+  OpenFile& f = files_[file];
+  const uint64_t have = f.prefix.size();
+  if (bytes <= have || bytes > f.size) {
+    return Status::error(ErrorCode::kInternal, "'%s': a header parser asked for %llu bytes of %llu, having %llu",
+                         f.path.c_str(), static_cast<unsigned long long>(bytes),
+                         static_cast<unsigned long long>(f.size), static_cast<unsigned long long>(have));
+  }
+  f.prefix.resize(bytes);
+  return read_at(f.f, have, f.prefix.data() + have, bytes - have, f.path);
+}
+
+Status ModelFiles::open_split_files(int count) {
+  const std::string first = files_[0].path;  // a copy: add_file grows files_
+  if (files_.size() != 1) return Status::error(ErrorCode::kInternal, "split files asked for twice");
+  for (int i = 1; i < count; ++i) {
+    const std::string name = split_sibling_name(first, i, count);
+    if (name.empty()) {
+      return Status::error(ErrorCode::kInvalidArgument,
+                           "'%s' is the first of %d files of a split model, but its name does not end in "
+                           "'%s', so the others cannot be found",
+                           first.c_str(), count, split_file_name("", 0, count).c_str());
+    }
+    Status s = add_file(name);
+    if (!s.ok()) return s.with_context(str_printf("file %d of the split model", i + 1));
+  }
+  return {};
+}
+
+std::vector<std::string> ModelFiles::tokenizers_beside(const std::vector<std::string>& names) const {
+  const std::filesystem::path folder = std::filesystem::path(files_[0].path).parent_path();
+  std::vector<std::string> found;
+  for (const std::string& name : names) {
+    std::error_code ec;
+    const std::filesystem::path candidate = folder / name;
+    if (std::filesystem::is_regular_file(candidate, ec)) found.push_back(candidate.string());
+  }
+  return found;
+}
+
+Status ModelFiles::read_tokenizer(const std::string& path) {
+  uint64_t size = 0;
+  WLLM_ASSIGN_OR_RETURN(File f, open_file(path, &size));
+  if (size > kMaxTokenizerBytes) {
+    return Status::error(ErrorCode::kInvalidArgument, "'%s' has %llu bytes: too large for a tokenizer file", path.c_str(),
+                         static_cast<unsigned long long>(size));
+  }
+  tokenizer_.resize(size);
+  WLLM_RETURN_IF_ERROR(read_at(f.get(), 0, tokenizer_.data(), size, path));
+  tokenizer_path_ = path;
+  return {};
+}
+
+Status ModelFiles::parse_headers(const Parse& parse) {
+  std::vector<std::string> candidates;  // tokenizer files found beside the checkpoint, tried in turn
+  size_t next_candidate = 0;
+  Status missing;                       // the checkpoint's complaint without one
+  std::string rejected;                 // why the candidates did not fit
+  for (;;) {
+    std::vector<FilePrefix> prefixes;
+    for (const OpenFile& f : files_) prefixes.push_back({f.prefix, f.size});
+    LayoutNeeds needs;
+    Status s = parse(prefixes, tokenizer_, &needs);
+    if (s.code() == ErrorCode::kNeedMoreData) {
+      WLLM_RETURN_IF_ERROR(needs.files > 0 ? open_split_files(needs.files) : grow_prefix(needs.file, needs.bytes));
+      continue;
+    }
+    if (s.ok()) return s;
+    if (tokenizer_.empty() && !needs.tokenizer_files.empty()) {
+      missing = s;
+      candidates = tokenizers_beside(needs.tokenizer_files);
+    } else if (needs.tokenizer_rejected && next_candidate > 0) {
+      rejected += "; " + tokenizer_path_ + " does not fit: " + s.message();
+    } else {
+      return s.with_context(needs.tokenizer_rejected ? tokenizer_path_ : files_[0].path);
+    }
+    if (next_candidate == candidates.size()) {
+      return Status(missing.code(), missing.message() + rejected).with_context(files_[0].path);
+    }
+    WLLM_RETURN_IF_ERROR(read_tokenizer(candidates[next_candidate++]));
+  }
+}
+
+Result<ModelLayout> ModelFiles::layout() {
+  std::unique_ptr<ModelLayout> out;
+  WLLM_RETURN_IF_ERROR(parse_headers([&](std::span<const FilePrefix> p, std::span<const uint8_t> tok, LayoutNeeds* n) {
+    Result<ModelLayout> r = read_model_layout(p, tok, n);
+    if (!r.ok()) return r.status();
+    out = std::make_unique<ModelLayout>(std::move(r).value());
+    return Status();
+  }));
+  return std::move(*out);
+}
+
+Status ModelFiles::read(int file, uint64_t offset, uint8_t* dst, uint64_t n) {
+  return read_at(files_[file].f, offset, dst, n, files_[file].path);
+}
+
+Status ModelFiles::copy_tensor(const ModelLayout& layout, const GgufTensorInfo& t, GgufSink& out) {
+  WLLM_ASSIGN_OR_RETURN(const TensorSource src, tensor_source(layout, t));
+  std::vector<uint8_t> buf(std::min<uint64_t>(t.n_bytes, 8 << 20));
+  for (uint64_t done = 0; done < t.n_bytes;) {
+    const uint64_t k = std::min<uint64_t>(buf.size(), t.n_bytes - done);
+    WLLM_RETURN_IF_ERROR(read(src.file, src.offset + done, buf.data(), k));
+    WLLM_RETURN_IF_ERROR(out.write(buf.data(), static_cast<size_t>(k)));
+    done += k;
+  }
+  return {};
+}
+
+Status load_model(const std::string& path, const std::string& tokenizer_path, const LoadOptions& options,
+                  Engine* engine) {
+  WLLM_ASSIGN_OR_RETURN(const std::shared_ptr<ModelFiles> files, ModelFiles::open(path, tokenizer_path));
+  WLLM_RETURN_IF_ERROR(files->parse_headers([&](std::span<const FilePrefix> p, std::span<const uint8_t> tok,
+                                                LayoutNeeds* n) {
+    LoadOptions o = options;
+    o.tokenizer = tok;
+    return engine->begin_load(p, o, n);
+  }));
+  for (const DataRange& r : engine->data_ranges()) {
+    WLLM_RETURN_IF_ERROR(files->read(r.file, r.file_offset, engine->data_destination() + r.arena_offset, r.size));
+  }
+  return engine->finish_load().with_context(path);
+}
 
 Result<LoadOptions> load_options_from(const Args& args) {
   LoadOptions o;

@@ -20,6 +20,18 @@ Engine::~Engine() = default;
 
 Status Engine::begin_load(std::span<const uint8_t> prefix, uint64_t file_size, const LoadOptions& options,
                           uint64_t* needed_prefix_bytes) {
+  const FilePrefix file{prefix, file_size};
+  LayoutNeeds needs;
+  Status s = begin_load({&file, 1}, options, &needs);
+  if (s.code() == ErrorCode::kNeedMoreData && needs.files > 0) {
+    return Status::error(ErrorCode::kInvalidArgument, "the model is split into %d files; this loader reads one file",
+                         needs.files);
+  }
+  if (s.code() == ErrorCode::kNeedMoreData && needed_prefix_bytes) *needed_prefix_bytes = needs.bytes;
+  return s;
+}
+
+Status Engine::begin_load(std::span<const FilePrefix> files, const LoadOptions& options, LayoutNeeds* needs) {
   generation_.reset();  // it refers to the model
   embedding_.reset();
   constraints_.clear();  // it refers to the tokenizer
@@ -28,7 +40,9 @@ Status Engine::begin_load(std::span<const uint8_t> prefix, uint64_t file_size, c
   arena_.reset();
   repacked_tensors_ = 0;
   file_.reset();
-  WLLM_ASSIGN_OR_RETURN(GgufFile file, GgufFile::parse_header(prefix, file_size, needed_prefix_bytes));
+  ranges_.clear();
+  WLLM_ASSIGN_OR_RETURN(ModelLayout layout, read_model_layout(files, options.tokenizer, needs));
+  GgufFile& file = layout.file;
   WLLM_ASSIGN_OR_RETURN(config_, load_config(file));
   WLLM_ASSIGN_OR_RETURN(Tokenizer tokenizer, Tokenizer::from_gguf(file));
   if (tokenizer.n_vocab() != config_.n_vocab) {
@@ -39,6 +53,7 @@ Status Engine::begin_load(std::span<const uint8_t> prefix, uint64_t file_size, c
     return Status::error(ErrorCode::kInvalidArgument, "context size and thread count must be positive (thread count at most 256)");
   }
   options_ = options;
+  options_.tokenizer = {};  // the caller's bytes, read above
   n_ctx_ = options.n_ctx > 0 ? options.n_ctx : std::min(config_.n_ctx_train, kDefaultMaxContext);
   if (n_ctx_ > config_.n_ctx_train) {
     return Status::error(ErrorCode::kInvalidArgument, "context size %d exceeds the model's training context %d", n_ctx_,
@@ -63,6 +78,7 @@ Status Engine::begin_load(std::span<const uint8_t> prefix, uint64_t file_size, c
   arena_.reset(arena);
   tokenizer_ = std::make_unique<Tokenizer>(std::move(tokenizer));
   file_ = std::make_unique<GgufFile>(std::move(file));
+  ranges_ = std::move(layout.ranges);
   if (!pool_ || pool_->size() != threads) pool_ = std::make_unique<ThreadPool>(threads);
   return {};
 }

@@ -3,12 +3,15 @@
 //
 // Loading follows one path on every platform (design-notes §1), in three steps
 // so the caller can stream the file without holding it twice:
-//   1. begin_load(prefix, file_size): parse and check the header from the
-//      first bytes (kNeedMoreData => call again with a longer prefix), check
+//   1. begin_load(files): parse and check the header from the first bytes of
+//      the model's files (kNeedMoreData => call again with what LayoutNeeds
+//      asks for: a longer prefix, or all the files of a split model), check
 //      the memory the model needs, allocate the arena for the tensor data;
-//   2. the caller copies file bytes [data_offset(), data_offset()+data_size())
-//      into data_destination() — from fetch, OPFS, fread or mmap;
+//   2. the caller copies the bytes data_ranges() names into
+//      data_destination() — from fetch, OPFS, fread or mmap;
 //   3. finish_load(): bind the tensors and allocate the runtime buffers.
+// The model's files (engine/model_layout.h): one GGUF file, the files of a
+// split GGUF, or a llama2.c checkpoint (with LoadOptions::tokenizer).
 #pragma once
 
 #include <atomic>
@@ -24,6 +27,7 @@
 #include "core/status.h"
 #include "engine/embedding.h"
 #include "engine/generation.h"
+#include "engine/model_layout.h"
 #include "gguf/gguf.h"
 #include "grammar/constraint_cache.h"
 #include "model/config.h"
@@ -38,6 +42,8 @@ struct LoadOptions {
   int n_ctx = 0;               // KV cache positions; 0: min(training context, 4096)
   int n_threads = 0;           // 0: ThreadPool::default_threads()
   uint64_t memory_limit = 0;   // bytes the model may use in all; 0: no limit
+  // A llama2.c checkpoint's tokenizer file, whole (read during begin_load only).
+  std::span<const uint8_t> tokenizer = {};
 };
 
 // Receives generated text as it is produced: only whole UTF-8 characters.
@@ -62,10 +68,16 @@ class Engine {
   Engine();
   ~Engine();
 
+  Status begin_load(std::span<const FilePrefix> files, const LoadOptions& options, LayoutNeeds* needs = nullptr);
+  // The same for a model in one file (a split model is then an error).
   Status begin_load(std::span<const uint8_t> prefix, uint64_t file_size, const LoadOptions& options,
                     uint64_t* needed_prefix_bytes = nullptr);
-  uint64_t data_offset() const { return file_ ? file_->data_offset() : 0; }
-  uint64_t data_size() const { return file_ ? file_->data_size() : 0; }
+  // What to copy into the arena, file by file.
+  const std::vector<DataRange>& data_ranges() const { return ranges_; }
+  // One GGUF file: the bytes [data_offset(), data_offset() + data_size()) go to
+  // data_destination() (its only range; other layouts: data_ranges()).
+  uint64_t data_offset() const { return ranges_.empty() ? 0 : ranges_[0].file_offset; }
+  uint64_t data_size() const { return ranges_.empty() ? 0 : ranges_[0].size; }
   uint8_t* data_destination() { return arena_.get(); }
   Status finish_load();
   bool loaded() const { return model_ != nullptr; }
@@ -133,6 +145,7 @@ class Engine {
   // Checks that each token sequence fits the context, then starts the job.
   Status start_job(std::vector<std::vector<int32_t>> inputs, Pooling pooling, EmbeddingJob::Output output);
   std::unique_ptr<GgufFile> file_;
+  std::vector<DataRange> ranges_;
   ModelConfig config_;
   LoadOptions options_;
   std::unique_ptr<Tokenizer> tokenizer_;

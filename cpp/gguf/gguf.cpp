@@ -369,6 +369,23 @@ Result<GgufFile> GgufFile::parse_header(std::span<const uint8_t> prefix, uint64_
   return parser.parse(needed);
 }
 
+GgufFile GgufFile::join(std::span<const GgufFile> files, std::span<const uint64_t> data_starts, uint64_t data_size) {
+  GgufFile out = files[0];
+  out.data_size_ = data_size;
+  out.file_size_ = 0;
+  auto tensors = std::make_shared<std::vector<GgufTensorInfo>>();
+  for (size_t i = 0; i < files.size(); ++i) {
+    out.file_size_ += files[i].file_size_;
+    if (i > 0) out.joined_header_bytes_.push_back(files[i].header_bytes_);
+    for (GgufTensorInfo t : *files[i].tensors_) {
+      t.offset += data_starts[i];
+      tensors->push_back(t);
+    }
+  }
+  out.tensors_ = tensors;
+  return out;
+}
+
 const GgufKV* GgufFile::find(std::string_view key) const {
   if (!kvs_) return nullptr;
   for (const GgufKV& kv : *kvs_) {

@@ -97,6 +97,12 @@ class GgufFile {
     return parse_header(file, file.size());
   }
 
+  // The files of a split model (gguf/gguf_split.h checks that they belong
+  // together) seen as one: the metadata of files[0], and the tensors of every
+  // file in order, file i's offsets moved by data_starts[i] into one data
+  // section of data_size bytes. file_size() is then the files' total.
+  static GgufFile join(std::span<const GgufFile> files, std::span<const uint64_t> data_starts, uint64_t data_size);
+
   uint32_t version() const { return version_; }
   uint64_t alignment() const { return alignment_; }
   uint64_t file_size() const { return file_size_; }
@@ -136,6 +142,8 @@ class GgufFile {
   std::shared_ptr<std::vector<uint8_t>> header_bytes_;
   std::shared_ptr<std::vector<GgufKV>> kvs_;
   std::shared_ptr<std::vector<GgufTensorInfo>> tensors_;
+  // A joined file's other header bytes, which its tensor names point into.
+  std::vector<std::shared_ptr<std::vector<uint8_t>>> joined_header_bytes_;
 };
 
 }  // namespace wllm

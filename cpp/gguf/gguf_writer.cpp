@@ -341,6 +341,13 @@ Status GgufWriter::add_tensor(std::string_view name, TensorType type, std::span<
   return {};
 }
 
+Status GgufWriter::add_tensor_info(std::string_view name, TensorType type, std::span<const int64_t> shape) {
+  TensorEntry t;
+  WLLM_RETURN_IF_ERROR(check_new_tensor(name, type, shape, &t));
+  tensors_.push_back(std::move(t));
+  return {};
+}
+
 uint64_t GgufWriter::alignment() const {
   for (const Kv& kv : kvs_) {
     if (kv.key == "general.alignment") {
@@ -366,7 +373,7 @@ uint64_t GgufWriter::file_size() const {
   return n;
 }
 
-Status GgufWriter::write_to(GgufSink& out) const {
+std::vector<uint8_t> GgufWriter::header_to_memory() const {
   const uint64_t align = alignment();
   std::vector<uint8_t> h;
   h.reserve(header_size());
@@ -388,8 +395,14 @@ Status GgufWriter::write_to(GgufSink& out) const {
     put<uint64_t>(&h, offset);
     offset += pad_to(t.n_bytes, align);
   }
-  WLLM_RETURN_IF_ERROR(out.write(h.data(), h.size()));
-  WLLM_RETURN_IF_ERROR(write_zeros(out, pad_to(h.size(), align) - h.size()));
+  h.resize(pad_to(h.size(), align));
+  return h;
+}
+
+Status GgufWriter::write_to(GgufSink& out) const {
+  const uint64_t align = alignment();
+  const std::vector<uint8_t> header = header_to_memory();
+  WLLM_RETURN_IF_ERROR(out.write(header.data(), header.size()));
 
   for (const TensorEntry& t : tensors_) {
     if (t.producer) {
@@ -400,6 +413,9 @@ Status GgufWriter::write_to(GgufSink& out) const {
         return Status::error(ErrorCode::kInternal, "tensor '%s': producer wrote %llu of %llu bytes", t.name.c_str(),
                              ull(counted.count()), ull(t.n_bytes));
       }
+    } else if (t.data.size() != t.n_bytes) {
+      return Status::error(ErrorCode::kInternal, "tensor '%s' has no data (it was added with add_tensor_info)",
+                           t.name.c_str());
     } else {
       WLLM_RETURN_IF_ERROR(out.write(t.data.data(), t.data.size()));
     }

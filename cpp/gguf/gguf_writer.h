@@ -85,6 +85,9 @@ class GgufWriter {
                     std::span<const uint8_t> data);
   Status add_tensor(std::string_view name, TensorType type, std::span<const int64_t> shape,
                     GgufTensorProducer producer);
+  // A tensor in the header only: header_to_memory() describes it, writing
+  // the file fails (for describing data that lies elsewhere).
+  Status add_tensor_info(std::string_view name, TensorType type, std::span<const int64_t> shape);
   // Byte size of a tensor that add_tensor would accept (or the error it gives).
   static Result<uint64_t> tensor_bytes(std::string_view name, TensorType type, std::span<const int64_t> shape);
 
@@ -100,6 +103,9 @@ class GgufWriter {
   // Same, into memory (tests).
   Status write_to(GgufSink& out) const;
   Result<std::vector<uint8_t>> write_to_memory() const;
+  // The header alone, padded to the alignment: what GgufFile::parse_header
+  // reads, with file_size() as the file's size (the tensor data not written).
+  std::vector<uint8_t> header_to_memory() const;
 
  private:
   struct Kv {

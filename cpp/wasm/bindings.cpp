@@ -22,6 +22,7 @@
 #include "core/sha256.h"
 #include "engine/bench.h"
 #include "engine/engine.h"
+#include "gguf/gguf_split.h"
 #include "quant/kernels.h"
 
 namespace wllm::wasm {
@@ -134,36 +135,77 @@ class WasmEngine {
                                              reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(ptr))));
   }
 
-  // options: {contextSize, threads, memoryLimit}. On kNeedMoreData the
-  // result's neededBytes says how long a prefix to pass next time.
-  val begin_load(double prefix_ptr, double prefix_len, double file_size, const val& options) {
+  // files: [{ptr, length, size}], the first bytes of each of the model's
+  // files (in the heap) and the file's size; options: {contextSize, threads,
+  // memoryLimit, tokenizerPtr, tokenizerLength}. The result says what else
+  // the engine needs (engine/model_layout.h's LayoutNeeds): on
+  // need_more_data, neededBytes of file neededFile, or all neededFiles files
+  // of a split model; on a llama2.c checkpoint without its tokenizer,
+  // tokenizerFiles (names to look for beside it); tokenizerRejected: the
+  // error is about the tokenizer file given.
+  val begin_load(const val& files, const val& options) {
     const Result<int64_t> n_ctx = integer_or(options, "contextSize", 0, 0, kIntMax);
     const Result<int64_t> n_threads = integer_or(options, "threads", 1, 1, 256);
     const Result<int64_t> memory_limit = integer_or(options, "memoryLimit", 0, 0, kMaxSafeInteger);
-    const Result<int64_t> size = integer_in(file_size, 0, kMaxSafeInteger, "the file size");
-    for (const Status& s : {n_ctx.status(), n_threads.status(), memory_limit.status(), size.status()}) {
+    const Result<int64_t> tokenizer_length = integer_or(options, "tokenizerLength", 0, 0, kMaxSafeInteger);
+    for (const Status& s : {n_ctx.status(), n_threads.status(), memory_limit.status(), tokenizer_length.status()}) {
       if (!s.ok()) return status_object(s);
+    }
+    std::vector<FilePrefix> prefixes;
+    const int n_files = files["length"].as<int>();
+    for (int i = 0; i < n_files; ++i) {
+      const val f = files[i];
+      const Result<int64_t> length = integer_or(f, "length", 0, 0, kMaxSafeInteger);
+      const Result<int64_t> size = integer_or(f, "size", 0, 0, kMaxSafeInteger);
+      if (!length.ok()) return status_object(length.status());
+      if (!size.ok()) return status_object(size.status());
+      prefixes.push_back({{heap_pointer(f["ptr"]), static_cast<size_t>(*length)}, static_cast<uint64_t>(*size)});
     }
     LoadOptions o;
     o.n_ctx = static_cast<int>(*n_ctx);
     o.n_threads = threaded() ? static_cast<int>(*n_threads) : 1;
     o.memory_limit = static_cast<uint64_t>(*memory_limit);
+    o.tokenizer = {heap_pointer(options["tokenizerPtr"]), static_cast<size_t>(*tokenizer_length)};
     // Without a limit of the caller's, the model must fit what the wasm
     // memory can still grow to (4 GB in all): refuse before allocating.
     const uint64_t heap_left = emscripten_get_heap_max() - reinterpret_cast<uintptr_t>(sbrk(0));
     if (o.memory_limit == 0 || o.memory_limit > heap_left) o.memory_limit = heap_left;
-    const auto* data = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(prefix_ptr));
-    uint64_t needed = 0;
-    const Status s = engine_.begin_load(std::span<const uint8_t>(data, static_cast<size_t>(prefix_len)),
-                                        static_cast<uint64_t>(*size), o, &needed);
+    LayoutNeeds needs;
+    const Status s = engine_.begin_load(prefixes, o, &needs);
     val out = status_object(s);
-    out.set("neededBytes", static_cast<double>(needed));
+    out.set("neededFile", needs.file);
+    out.set("neededBytes", static_cast<double>(needs.bytes));
+    out.set("neededFiles", needs.files);
+    val names = val::array();
+    for (const std::string& name : needs.tokenizer_files) names.call<void>("push", name);
+    out.set("tokenizerFiles", names);
+    out.set("tokenizerRejected", needs.tokenizer_rejected);
     return out;
   }
 
-  double data_offset() const { return static_cast<double>(engine_.data_offset()); }
-  double data_size() const { return static_cast<double>(engine_.data_size()); }
+  // [{file, fileOffset, size, arenaOffset}]: the bytes of the model's files
+  // to copy into the arena (dataDestination() + arenaOffset).
+  val data_ranges() const {
+    val out = val::array();
+    for (const DataRange& r : engine_.data_ranges()) {
+      val range = val::object();
+      range.set("file", r.file);
+      range.set("fileOffset", static_cast<double>(r.file_offset));
+      range.set("size", static_cast<double>(r.size));
+      range.set("arenaOffset", static_cast<double>(r.arena_offset));
+      out.call<void>("push", range);
+    }
+    return out;
+  }
+
   double data_destination() { return static_cast<double>(reinterpret_cast<uintptr_t>(engine_.data_destination())); }
+
+  // The name of file `index` of the `count` of a split model whose first
+  // file is named `first` (a URL's path or a file path); "" if `first` is not
+  // named as the first of `count` (gguf/gguf_split.h).
+  static std::string split_file_name(const std::string& first, int index, int count) {
+    return split_sibling_name(first, index, count);
+  }
 
   val finish_load() { return status_object(engine_.finish_load()); }
 
@@ -387,6 +429,9 @@ class WasmEngine {
 
  private:
   static Status not_loaded() { return Status::error(ErrorCode::kInvalidArgument, "no model is loaded"); }
+  static const uint8_t* heap_pointer(const val& ptr) {
+    return reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(ptr.isNumber() ? ptr.as<double>() : 0));
+  }
 
   // A JS array of strings (js/embed.js has checked it).
   static std::vector<std::string> strings_of(const val& array) {
@@ -424,9 +469,9 @@ EMSCRIPTEN_BINDINGS(wasm_llm) {
       .class_function("alloc", &WasmEngine::alloc)
       .class_function("free", &WasmEngine::free_)
       .class_function("heapView", &WasmEngine::heap_view)
+      .class_function("splitFileName", &WasmEngine::split_file_name)
       .function("beginLoad", &WasmEngine::begin_load)
-      .function("dataOffset", &WasmEngine::data_offset)
-      .function("dataSize", &WasmEngine::data_size)
+      .function("dataRanges", &WasmEngine::data_ranges)
       .function("dataDestination", &WasmEngine::data_destination)
       .function("finishLoad", &WasmEngine::finish_load)
       .function("info", &WasmEngine::info)

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // `npx wasm-llm <command> ...`: the native CLI's subcommands and flags
-// (generate, tokenize, info, quantize, bench, synth, logits, embed), run as wasm in
-// Node (dist/wasm/wasm-llm-cli.*, or its relaxed-SIMD build
-// wasm-llm-cli-relaxed.* where this Node runs it: Node 22 and later, same
-// results, faster). -m also takes what LLM.load takes by name:
+// (generate, tokenize, info, quantize, bench, synth, logits, embed, convert,
+// split, merge), run as wasm in Node (dist/wasm/wasm-llm-cli.*, or its relaxed-SIMD
+// build wasm-llm-cli-relaxed.* where this Node runs it: Node 22 and later,
+// same results, faster). -m also takes what LLM.load takes by name:
 // a registry name (looked up in $WASM_LLM_MODELS first), an http(s) URL or
 // 'hf:owner/repo/file.gguf'; those are downloaded into the cache folder first,
-// with a progress bar.
+// with a progress bar. A URL of a split model's first file
+// (NAME-00001-of-0000N.gguf) brings the others; --tokenizer may be a URL too.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { runsRelaxedSimd } from '../../worker/relaxed-simd.js';
 import { remoteUrl } from '../registry.js';
@@ -20,7 +23,30 @@ async function resolveModel(value) {
   const entry = resolveRegistryName(value);
   if (entry) return entry.local ?? download(entry.url, entry.sha256);
   const url = remoteUrl(value);
-  return url ? download(url) : value;
+  if (!url) return value;
+  return SPLIT_FIRST_FILE.test(new URL(url).pathname) ? downloadSplit(url) : download(url);
+}
+
+// gguf-split's name of a first file, NAME-00001-of-0000N.gguf (cpp/gguf/gguf_split.h).
+const SPLIT_FIRST_FILE = /-00001-of-(\d{5})\.gguf$/;
+
+// Downloads every file of the split model whose first file is at `url`
+// and returns the first one's path in a folder where the files sit under
+// their own names (links to the cached copies), as the CLI looks for them.
+async function downloadSplit(url) {
+  const first = new URL(url);
+  const count = Number(SPLIT_FIRST_FILE.exec(first.pathname)[1]);
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-split-'));
+  process.on('exit', () => fs.rmSync(folder, { recursive: true, force: true }));
+  let firstLink;
+  for (let i = 1; i <= count; i++) {
+    const part = new URL(first);
+    part.pathname = first.pathname.replace(SPLIT_FIRST_FILE, `-${String(i).padStart(5, '0')}-of-$1.gguf`);
+    const link = path.join(folder, decodeURIComponent(part.pathname.split('/').pop()));
+    fs.symlinkSync(await download(part.href), link);
+    firstLink ??= link;
+  }
+  return firstLink;
 }
 
 async function download(url, sha256) {
@@ -65,13 +91,14 @@ function flagValue(args, flags) {
 async function main() {
   const args = process.argv.slice(2);
   const model = flagValue(args, ['-m', '--model']);
-  if (model) {
-    try {
-      args[model.index] = await resolveModel(model.value);
-    } catch (error) {
-      process.stderr.write(`error: ${error.message}\n`);
-      process.exit(1);
-    }
+  const tokenizer = flagValue(args, ['--tokenizer']);
+  try {
+    if (model) args[model.index] = await resolveModel(model.value);
+    const tokenizerUrl = tokenizer && remoteUrl(tokenizer.value);
+    if (tokenizerUrl) args[tokenizer.index] = await download(tokenizerUrl);
+  } catch (error) {
+    process.stderr.write(`error: ${error.message}\n`);
+    process.exit(1);
   }
   // The pthread pool must hold every thread the engine starts (more would hang).
   const threads = Number(flagValue(args, ['-t', '--threads'])?.value);

@@ -209,7 +209,8 @@ describe('cross-origin isolated page: the threaded build', () => {
     await demo.loadFile({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('just some text, not a model\n') });
     expect(await demo.error()).toEqual({
       title: 'notes.txt is not a valid GGUF model file.',
-      detail: "cannot load the model: not a GGUF file (the first 4 bytes are not 'GGUF')",
+      detail: "cannot load the model: not a GGUF file (the first 4 bytes are not 'GGUF') nor a llama2.c checkpoint " +
+        '(its dim would be 1953723754)',
     });
     expect(await demo.text('#model-status')).toBe('No model loaded.');
     expect(await page.isDisabled('#generate')).toBe(true);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gguf/gguf.h"
+#include "gguf_compare.h"
 #include "gguf/gguf_writer.h"
 
 namespace wllm {
@@ -100,24 +101,7 @@ void expect_same(const GgufFile& a, const GgufFile& b) {
   EXPECT_EQ(a.data_size(), b.data_size());
   ASSERT_EQ(a.kvs().size(), b.kvs().size());
   for (size_t i = 0; i < a.kvs().size(); ++i) {
-    const GgufKV& x = a.kvs()[i];
-    const GgufKV& y = b.kvs()[i];
-    EXPECT_EQ(x.key, y.key);
-    ASSERT_EQ(x.value.type, y.value.type) << x.key;
-    EXPECT_EQ(x.value.u, y.value.u) << x.key;
-    EXPECT_EQ(x.value.i, y.value.i) << x.key;
-    EXPECT_EQ(std::memcmp(&x.value.f, &y.value.f, sizeof(double)), 0) << x.key;
-    EXPECT_EQ(x.value.s, y.value.s) << x.key;
-    const GgufArray& p = x.value.array;
-    const GgufArray& q = y.value.array;
-    ASSERT_EQ(p.elem_type(), q.elem_type()) << x.key;
-    ASSERT_EQ(p.size(), q.size()) << x.key;
-    for (uint64_t j = 0; j < p.size(); ++j) {
-      ASSERT_EQ(p.string_at(j), q.string_at(j)) << x.key << "[" << j << "]";
-      ASSERT_EQ(p.int_at(j), q.int_at(j)) << x.key << "[" << j << "]";
-      const double u = p.number_at(j), v = q.number_at(j);
-      ASSERT_EQ(std::memcmp(&u, &v, sizeof(double)), 0) << x.key << "[" << j << "]";
-    }
+    testing::expect_same_kv(a.kvs()[i], b.kvs()[i]);
   }
   ASSERT_EQ(a.tensors().size(), b.tensors().size());
   for (size_t i = 0; i < a.tensors().size(); ++i) {

@@ -1,21 +1,32 @@
-// Fuzzes model loading the way the wasm worker streams a file: the input is a
-// whole GGUF file. The header is parsed from a growing prefix (begin_load's
-// kNeedMoreData loop), the tensor data copied into the arena, the weights
-// bound and repacked (finish_load), and a loaded model generates a few tokens
-// and embeds (a reranker also ranks).
-// Seeds: tools/fuzz.sh builds them (stories260K, small `synth` models of
-// several types, vocab-only files).
+// Fuzzes model loading the way the wasm worker streams a model: the header
+// is parsed from growing prefixes (begin_load's kNeedMoreData loop), the
+// tensor data copied into the arena, the weights bound and repacked
+// (finish_load), and a loaded model generates a few tokens and embeds (a
+// reranker also ranks).
+//
+// An input is one model file (a GGUF file), or a bundle of files:
+//   "WLLMFILE" | then, to the end, u32 length + that many bytes, per file
+// where the files are those of a split GGUF model (the first is offered
+// alone until the engine asks for the others), or a llama2.c checkpoint and
+// its tokenizer file.
+// Seeds: tools/fuzz.sh builds them (stories260K as GGUF, as a llama2.c
+// checkpoint and split in 3; small `synth` models of several types;
+// vocab-only files; broken and lying variants).
 //
 // Besides the sanitizers, it checks the loader's contract: an error always
-// has a code and a message, and the prefix loop always makes progress.
+// has a code and a message, the loader always asks for more than it has and
+// no more than there is, and data ranges lie inside their files.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "../cpp/memory_model.h"
 #include "engine/engine.h"
+#include "llama2c/checkpoint.h"
 
 namespace {
 
@@ -24,6 +35,7 @@ namespace {
 constexpr uint64_t kMemoryLimit = 64ull << 20;
 constexpr int kContext = 8;
 constexpr uint64_t kFirstPrefix = 64;
+constexpr char kBundleMagic[] = "WLLMFILE";
 
 void check(bool ok, const char* what) {
   if (!ok) {
@@ -34,43 +46,49 @@ void check(bool ok, const char* what) {
 
 void check_error(const wllm::Status& s) {
   check(s.code() != wllm::ErrorCode::kOk && !s.message().empty(), "an error without a code or message");
+  check(s.code() != wllm::ErrorCode::kInternal, s.message().c_str());  // the loader's contract broke
 }
 
-// begin_load() from the first kFirstPrefix bytes, reading more as it asks.
-wllm::Status begin_load(wllm::Engine& engine, std::span<const uint8_t> file, const wllm::LoadOptions& options) {
-  uint64_t prefix = std::min<uint64_t>(kFirstPrefix, file.size());
-  for (;;) {
-    uint64_t needed = 0;
-    wllm::Status s = engine.begin_load(file.first(prefix), file.size(), options, &needed);
-    if (s.code() != wllm::ErrorCode::kNeedMoreData) return s;
-    check(needed > prefix && needed <= file.size(), "kNeedMoreData asks for no more bytes, or beyond the file");
-    prefix = needed;
+// The files of the input (see the top of the file).
+std::vector<std::span<const uint8_t>> files_of(std::span<const uint8_t> input) {
+  const size_t magic = sizeof kBundleMagic - 1;
+  if (input.size() < magic || std::memcmp(input.data(), kBundleMagic, magic) != 0) return {input};
+  std::vector<std::span<const uint8_t>> files;
+  for (size_t at = magic; at + 4 <= input.size();) {
+    uint32_t length = 0;
+    std::memcpy(&length, input.data() + at, 4);
+    at += 4;
+    const size_t n = std::min<size_t>(length, input.size() - at);
+    files.push_back(input.subspan(at, n));
+    at += n;
   }
+  return files;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::span<const uint8_t> file(data, size);
+  std::vector<std::span<const uint8_t>> files = files_of({data, size});
+  if (files.empty()) return 0;
   wllm::LoadOptions options;
   options.n_ctx = kContext;
   // One thread: the pool's threads spin while they wait for work, which on a
   // busy machine costs more than the work (the C++ tests cover thread counts).
   options.n_threads = 1;
   options.memory_limit = kMemoryLimit;
+  // A checkpoint's second file is its tokenizer.
+  const bool gguf = files[0].size() >= 4 && std::memcmp(files[0].data(), "GGUF", 4) == 0;
+  if (!gguf && files.size() == 2) {
+    options.tokenizer = files[1];
+    files.pop_back();
+  }
 
   wllm::Engine engine;
-  wllm::Status s = begin_load(engine, file, options);
+  wllm::Status s = wllm::testing::load_files(&engine, files, options, kFirstPrefix);
   if (s.code() == wllm::ErrorCode::kInvalidArgument) {
     options.n_ctx = 0;  // a training context under kContext: take the model's own
-    s = begin_load(engine, file, options);
+    s = wllm::testing::load_files(&engine, files, options, kFirstPrefix);
   }
-  if (!s.ok()) return check_error(s), 0;
-
-  check(engine.data_offset() + engine.data_size() <= size, "tensor data beyond the end of the file");
-  std::copy(data + engine.data_offset(), data + engine.data_offset() + engine.data_size(),
-            engine.data_destination());
-  s = engine.finish_load();
   if (!s.ok()) return check_error(s), 0;
 
   wllm::GenerateOptions generate;

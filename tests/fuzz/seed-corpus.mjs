@@ -4,7 +4,8 @@
 //   node tests/fuzz/seed-corpus.mjs TARGET OUT_DIR CLI
 // A new fuzz target adds its entry to `builders`.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FALLBACK_CHAT_TEMPLATE } from '../../js/chat.js';
 import { readGguf, writeGguf } from './gguf-kv.mjs';
@@ -105,11 +106,66 @@ function loaderSeeds(out, cli) {
     synth(type, shape, arch, stories, `synth-${i}-${type}-${arch}.gguf`, extra);
   });
   optionalKeys.forEach((keys, i) => withKeys(join(out, 'synth-0-f32-llama.gguf'), keys, join(out, `keys-${i}-f32-llama.gguf`)));
+  llama2cSeeds(out);
+  splitSeeds(out, cli);
   // Byte-level BPE: vocabulary-only files and models on them.
   for (const name of ['gpt-2', 'qwen2']) {
     const small = join(out, `vocab-${name}-1024.gguf`);
     smallBpeVocab(vocab(name), 1024, small);
     synth('q8_0', '64x1:2/1:128', name === 'qwen2' ? 'qwen2' : 'llama', small, `synth-q8_0-${name}-1024.gguf`);
+  }
+}
+
+// A loader_fuzz input of several files: "WLLMFILE", then each file's u32
+// length and bytes.
+function bundle(files) {
+  const parts = [Buffer.from('WLLMFILE')];
+  for (const file of files) {
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(file.length);
+    parts.push(length, file);
+  }
+  return Buffer.concat(parts);
+}
+
+// stories260K as a llama2.c checkpoint with its tokenizer; with a classifier
+// of its own; and broken: a checkpoint one float short, a tokenizer one byte
+// short, a header whose heads do not divide its width.
+function llama2cSeeds(out) {
+  const bin = readFileSync(join(sharedModels, 'llama2c', 'stories260K.bin'));
+  const tok = readFileSync(join(sharedModels, 'llama2c', 'tok512.bin'));
+  const ownClassifier = Buffer.concat([bin, bin.subarray(28, 28 + 512 * 64 * 4)]);
+  ownClassifier.writeInt32LE(-512, 20);
+  const lyingHeads = Buffer.from(bin);
+  lyingHeads.writeInt32LE(7, 12);
+  const seeds = {
+    'llama2c-stories260K': [bin, tok],
+    'llama2c-own-classifier': [ownClassifier, tok],
+    'llama2c-truncated': [bin.subarray(0, bin.length - 4), tok],
+    'llama2c-short-tokenizer': [bin, tok.subarray(0, tok.length - 1)],
+    'llama2c-lying-heads': [lyingHeads, tok],
+  };
+  for (const [name, files] of Object.entries(seeds)) writeFileSync(join(out, `${name}.bundle`), bundle(files));
+}
+
+// A small model split in 3 by the CLI (`split`), and its files lying: one
+// claiming 4 files, one claiming another tensor count.
+function splitSeeds(out, cli) {
+  const dir = mkdtempSync(join(tmpdir(), 'split-seeds-'));
+  try {
+    const names = execFileSync(cli, ['split', '--split-max-tensors', '5', join(out, 'synth-0-f32-llama.gguf'),
+      join(dir, 'synth')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim().split('\n');
+    if (names.length !== 3) throw new Error(`split wrote ${names.length} files, not 3`);
+    const files = names.map((name) => readFileSync(name));
+    writeFileSync(join(out, 'split-3.bundle'), bundle(files));
+    const lying = (i, keys) => {
+      withKeys(names[i], keys, join(dir, 'lying.gguf'));
+      return files.map((file, j) => (j === i ? readFileSync(join(dir, 'lying.gguf')) : file));
+    };
+    writeFileSync(join(out, 'split-lying-count.bundle'), bundle(lying(1, { 'split.count': [2, 4] })));
+    writeFileSync(join(out, 'split-lying-tensors.bundle'), bundle(lying(2, { 'split.tensors.count': [5, 99] })));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

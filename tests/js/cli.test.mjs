@@ -1,6 +1,7 @@
 // `npx wasm-llm` (js/node/cli.js): the native CLI's commands run as wasm in
 // Node, with the same output; -m takes registry names and URLs, downloaded
-// into the cache with a progress report.
+// into the cache with a progress report (a split model's first file brings
+// the others; --tokenizer may be a URL too).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheFileName } from '../../js/cache-names.js';
-import { modelPath, readModel, repoRoot, serveModel } from './helpers.mjs';
+import { modelPath, readModel, repoRoot, serveFiles, serveModel } from './helpers.mjs';
 
 const execFileP = promisify(execFile);
 const nativeCli = path.join(repoRoot, 'build/native/wasm-llm');
@@ -100,6 +101,37 @@ describe('wasm-llm CLI in Node', () => {
       const notFound = await run('node', ['info', '-m', `${server.base}/missing.gguf`]);
       expect(notFound.code).toBe(1);
       expect(notFound.stderr).toMatch(/404/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('takes a llama2.c checkpoint and its tokenizer, and a split model, by path and by URL', async () => {
+    const llama2c = path.join(path.dirname(modelPath), 'llama2c');
+    const prefix = path.join(cacheDir, 'split', 'st');
+    fs.mkdirSync(path.dirname(prefix));
+    const split = await run('node', ['split', '--split-max-tensors', '16', modelPath, prefix]);
+    expect(split.code).toBe(0);
+    const parts = split.stdout.trim().split('\n');
+    expect(parts).toHaveLength(3);
+    const server = await serveFiles({
+      '/m/stories260K.bin': fs.readFileSync(path.join(llama2c, 'stories260K.bin')),
+      '/m/tok512.bin': fs.readFileSync(path.join(llama2c, 'tok512.bin')),
+      ...Object.fromEntries(parts.map((p) => [`/m/${path.basename(p)}`, fs.readFileSync(p)])),
+    });
+    try {
+      const args = ['generate', '-p', 'Once upon a time', '-n', '40', '--temp', '0'];
+      const expected = (await run('native', [...args, '-m', modelPath])).stdout;
+      expect(expected.length).toBeGreaterThan(40);
+      for (const model of [
+        ['-m', path.join(llama2c, 'stories260K.bin')],
+        ['-m', `${server.base}/m/stories260K.bin`, '--tokenizer', `${server.base}/m/tok512.bin`],
+        ['-m', parts[0]],
+        ['-m', `${server.base}/m/${path.basename(parts[0])}`],
+      ]) {
+        const ours = await run('node', [...args, ...model]);
+        expect(ours.stdout, model.join(' ')).toBe(expected);
+      }
     } finally {
       await server.close();
     }

@@ -89,3 +89,43 @@ export async function serveModel(bytes, { dropAfter } = {}) {
 export function readModel() {
   return fs.readFileSync(modelPath);
 }
+
+// Serves files by name (`files`: {'/name': bytes}) with Range support; any
+// other path is 404. Each request is logged as {path, range, pending (the
+// paths of earlier requests not answered yet)}. answer(path), if given, may
+// return {status} (answered with no body) or {delay} (ms before answering).
+export async function serveFiles(files, { answer = () => ({}) } = {}) {
+  const requests = [];
+  const pending = new Set();
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    const range = req.headers.range ?? null;
+    const request = { path, range, pending: [...pending].map((r) => r.path) };
+    requests.push(request);
+    pending.add(request);
+    const { status, delay = 0 } = answer(path);
+    setTimeout(() => {
+      pending.delete(request);
+      const bytes = files[path];
+      if (status || !bytes) {
+        res.writeHead(status ?? 404).end();
+        return;
+      }
+      const from = Number(/^bytes=(\d+)-$/.exec(range ?? '')?.[1] ?? 0);
+      const headers = { 'Content-Length': bytes.length - from, 'Accept-Ranges': 'bytes' };
+      if (range) headers['Content-Range'] = `bytes ${from}-${bytes.length - 1}/${bytes.length}`;
+      res.writeHead(range ? 206 : 200, headers);
+      res.end(bytes.subarray(from));
+    }, delay).unref();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${server.address().port}`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      }),
+  };
+}

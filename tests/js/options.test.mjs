@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LLM, MODELS } from '../../js/index.js';
+import { LLM } from '../../js/index.js';
 import {
   BENCH_OPTIONS, EMBED_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, RANK_OPTIONS, TOKENIZE_OPTIONS,
 } from '../../js/option-names.js';
@@ -48,14 +48,18 @@ describe('the options each call accepts', () => {
   });
 
   it('LLM.load takes every documented option at once', async () => {
+    // A llama2.c checkpoint: the one kind of model that takes a tokenizer file.
+    const checkpoint = path.join(path.dirname(modelPath), 'llama2c', 'stories260K.bin');
     const progress = [];
     const options = {
-      threads: 2, contextSize: 128, memoryLimit: 256 << 20, sha256: MODELS.stories260K.sha256, cache: false,
-      relaxedSimd: false, cacheDir: tmpDir, modelsDir: tmpDir, size: fs.statSync(modelPath).size,
+      threads: 2, contextSize: 128, memoryLimit: 256 << 20,
+      sha256: 'b0a507e7ad0f626624f17112325e66691f9076d622e1d3274d103d00299f2696', cache: false,
+      relaxedSimd: false, cacheDir: tmpDir, modelsDir: tmpDir, size: fs.statSync(checkpoint).size,
+      tokenizer: path.join(path.dirname(checkpoint), 'tok512.bin'),
       onProgress: (p) => progress.push(p.phase), signal: new AbortController().signal,
     };
     expect(Object.keys(options)).toEqual(interfaceMembers('LoadOptions'));
-    const loaded = await LLM.load(modelPath, options);
+    const loaded = await LLM.load(checkpoint, options);
     try {
       expect(loaded.info).toMatchObject({ threads: 2, contextSize: 128, kernels: 'simd128' });
       expect(progress.at(-1)).toBe('done');

@@ -20,11 +20,15 @@ const loadOptions = {
   cacheDir: '/tmp/wasm-llm-cache',
   modelsDir: '/srv/models',
   size: 1185376,
+  tokenizer: new URL('file:///srv/models/llama2c/tok512.bin'),
   onProgress: (p: LoadProgress) => console.log(p.phase, p.loaded, p.total ?? 'unknown'),
   signal: controller.signal,
 } satisfies Required<LoadOptions>;
 
 const llm: LLM = await LLM.load('stories260K', loadOptions);
+// A llama2.c checkpoint with its tokenizer file; a split model by its first file, one sha256 per file.
+await LLM.load('/srv/models/llama2c/stories260K.bin', { tokenizer: '/srv/models/llama2c/tok512.bin' });
+await LLM.load('https://example.com/model-00001-of-00002.gguf', { sha256: ['0'.repeat(64), 'f'.repeat(64)] });
 const info: Readonly<ModelInfo> = llm.info;
 console.log(info.architecture, info.contextSize, info.memory.total, info.loadedFrom, info.kernels);
 

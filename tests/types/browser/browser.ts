@@ -19,6 +19,7 @@ const loadOptions = {
   cacheDir: 'ignored in browsers',
   modelsDir: 'ignored in browsers',
   size: 1185376,
+  tokenizer: new Blob([new Uint8Array(6227)]),
   onProgress: ({ phase, loaded, total }) => console.log(phase, loaded, total),
   signal: AbortSignal.timeout(60_000),
 } satisfies Required<LoadOptions>;
@@ -53,6 +54,9 @@ async function run(input: HTMLInputElement): Promise<void> {
     file, new Blob([await file.arrayBuffer()]), (await fetch('/models/stories260K.gguf')).body!,
     '../models/stories260K.gguf', new URL('https://huggingface.co/x/y/resolve/main/m.gguf'), new Uint8Array(8),
   ];
+  // A llama2.c checkpoint and its tokenizer, both picked files; a split model by its first file's URL.
+  await LLM.load(file, { tokenizer: input.files![1]! });
+  await LLM.load('/models/model-00001-of-00003.gguf', { cache: true });
   for (const source of sources) {
     try {
       const llm = await LLM.load(source, loadOptions);

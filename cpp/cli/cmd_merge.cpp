@@ -1,0 +1,42 @@
+// wasm-llm merge IN-00001-of-0000N.gguf OUT.gguf: joins the files of a split
+// GGUF model (the others are found beside the first by their names) into one
+// GGUF file, without the split.* keys: splitting a model and merging it
+// again gives back the same file.
+#include <cstdio>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/model_file.h"
+#include "cli/model_writer.h"
+
+namespace wllm::cli {
+namespace {
+
+Status run(int argc, char** argv) {
+  Args args(argc, argv, {});
+  WLLM_RETURN_IF_ERROR(args.status());
+  WLLM_RETURN_IF_ERROR(args.check_known({}));
+  if (args.positionals().size() != 2) {
+    return Status::error(ErrorCode::kInvalidArgument, "usage: wasm-llm merge IN-00001-of-0000N.gguf OUT.gguf");
+  }
+  const std::string in_path = args.positionals()[0];
+  const std::string out_path = args.positionals()[1];
+  WLLM_ASSIGN_OR_RETURN(const std::shared_ptr<ModelFiles> files, ModelFiles::open(in_path, ""));
+  WLLM_ASSIGN_OR_RETURN(const ModelLayout layout, files->layout());
+  if (layout.format != ModelFormat::kSplitGguf) {
+    return Status::error(ErrorCode::kInvalidArgument, "'%s' is not the first file of a split GGUF model", in_path.c_str());
+  }
+  WLLM_RETURN_IF_ERROR(write_model_file(files, layout, out_path));
+  std::fprintf(stderr, "merged %d files into %s: %zu tensors\n", files->file_count(), out_path.c_str(),
+               layout.file.tensors().size());
+  return {};
+}
+
+}  // namespace
+
+int cmd_merge(int argc, char** argv) {
+  const Status s = run(argc, argv);
+  return s.ok() ? 0 : report_error(s.message().c_str());
+}
+
+}  // namespace wllm::cli
