@@ -21,8 +21,9 @@ export class ChatFormatter {
   }
 
   // The prompt text for `messages` ([{role, content}]), ending where the
-  // assistant's reply begins (addGenerationPrompt, the default).
-  format(messages, { addGenerationPrompt = true } = {}) {
+  // assistant's reply begins (addGenerationPrompt, the default). context:
+  // more variables for the template (tools, ...: js/tool-calls.js).
+  format(messages, { addGenerationPrompt = true, context = {} } = {}) {
     if (!Array.isArray(messages) || messages.length === 0) throw new TypeError('messages must be a non-empty array');
     for (const m of messages) {
       if (typeof m?.role !== 'string' || typeof m?.content !== 'string') {
@@ -32,6 +33,7 @@ export class ChatFormatter {
     try {
       this.template ??= new Template(this.source);
       return renderBounded(this.template, {
+        ...context,
         messages,
         add_generation_prompt: addGenerationPrompt,
         bos_token: this.bosToken,
@@ -40,6 +42,11 @@ export class ChatFormatter {
     } catch (error) {
       throw new TypeError(`the model's chat template failed: ${error.message}`, { cause: error });
     }
+  }
+
+  // Whether the template describes tools to the model itself.
+  knowsTools() {
+    return /\btools\b/.test(this.source);
   }
 
   // Whether a formatted prompt already starts with BOS (then the tokenizer

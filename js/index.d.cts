@@ -8,6 +8,10 @@ export type {
   AbortError, BenchOptions, BenchResult, CacheEntry, ChatMessage, ErrorCode, FormatChatOptions, GenerateOptions,
   GenerationError, GenerationErrorCode, GenerationStats, JsonSchema, JsonSchemaFormat, LLMError, LoadError, LoadErrorCode,
   LoadOptions, LoadProgress, MemoryInfo, ModelCache, ModelInfo, ModelSource, RegistryModel, TokenizeOptions,
+  ChatFunction, ChatOptions, ChatReply, FunctionTool, Tool, ToolCall, ToolChatStats, ToolChoice, ToolOptions,
+  ChatCompletion, ChatCompletionChunk, ChatCompletionContentPartText, ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall, ChatCompletionRequest, ChatCompletionTool, ChatCompletionToolChoiceOption, Completion,
+  CompletionRequest, CompletionUsage, FinishReason, RequestOptions, ResponseFormat,
   /** What LLM.load resolves to. */
   LLM as LLMInstance,
 } from './index.js' with { 'resolution-mode': 'import' };

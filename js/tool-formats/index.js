@@ -1,0 +1,19 @@
+// The tool-call formats, and which one a chat template uses: the first whose
+// markers the template's source holds (as llama.cpp recognizes templates,
+// common/chat.cpp). A template that mentions no format we know gets the
+// generic one.
+import { generic } from './generic.js';
+import { hermes } from './hermes.js';
+import { lfm2 } from './lfm2.js';
+import { llama3 } from './llama3.js';
+import { mistral } from './mistral.js';
+import { qwenXml } from './qwen-xml.js';
+
+// Most specific first: the XML format's templates also hold <tool_call>.
+export const TOOL_FORMATS = Object.freeze([qwenXml, hermes, mistral, lfm2, llama3]);
+
+export function detectToolFormat(source) {
+  return TOOL_FORMATS.find((f) => f.detect(source)) ?? generic;
+}
+
+export { generic };
