@@ -21,13 +21,13 @@ class TriggerScanner {
   };
   // Whether the output so far plus `token` (its bytes) holds a trigger; if
   // so, *match says where. Nothing is recorded: push() the token if not.
-  bool find(std::string_view token, Match* match) const;
+  bool find(std::string_view token, Match* match);
   // Records a token in which no trigger completed.
   void push(std::string_view token);
 
  private:
-  // The output without its leading whitespace, if `token` were added.
-  std::string start_text(std::string_view token) const;
+  // Sets text_ to the output without its leading whitespace, if `token` were added.
+  void start_text(std::string_view token);
 
   std::vector<std::string> triggers_;
   std::vector<std::string> start_triggers_;
@@ -35,6 +35,7 @@ class TriggerScanner {
   std::string tail_;      // the output's last keep_ bytes
   std::string start_;     // the output after leading whitespace, while a start trigger may still begin it
   bool at_start_ = true;  // start_ may still grow into a start trigger
+  std::string text_;      // scratch, reused so that tokens allocate nothing
 };
 
 }  // namespace wllm
