@@ -106,7 +106,7 @@ export class LLM {
       checkOptionNames(options, FORMAT_CHAT_OPTIONS, 'formatChat');
       const { tools, toolChoice, addGenerationPrompt = true } = options;
       if (tools !== undefined || toolChoice !== undefined) {
-        return new ToolChat(this.chatFormatter, messages, { tools, toolChoice }).prompt;
+        return new ToolChat(this.chatFormatter, messages, { tools, toolChoice, addGenerationPrompt }).prompt;
       }
       return this.chatFormatter.format(messages, { addGenerationPrompt });
     });

@@ -247,9 +247,10 @@ function openAiToolCall(call) {
   return { id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } };
 }
 
+// 'length' when the limit cut the reply (its calls may be only the first ones).
 function finishReason(stats, toolCalls) {
-  if (toolCalls.length > 0) return 'tool_calls';
-  return stats.stopReason === 'max_tokens' || stats.stopReason === 'context_full' ? 'length' : 'stop';
+  if (stats.stopReason === 'max_tokens' || stats.stopReason === 'context_full') return 'length';
+  return toolCalls.length > 0 ? 'tool_calls' : 'stop';
 }
 
 function usage(stats) {

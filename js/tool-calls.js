@@ -21,9 +21,10 @@ const THINK_END = '</think>';
 // Everything one chat() with tools needs: the prompt, the engine's output
 // constraint (null for 'none'), and how to read the reply.
 export class ToolChat {
-  // formatter: the model's ChatFormatter; options: {tools, toolChoice, parallelToolCalls}.
-  // Throws TypeError for anything malformed.
-  constructor(formatter, messages, { tools, toolChoice = 'auto', parallelToolCalls = true }) {
+  // formatter: the model's ChatFormatter; options: {tools, toolChoice,
+  // parallelToolCalls, addGenerationPrompt (formatChat's)}. Throws
+  // TypeError for anything malformed.
+  constructor(formatter, messages, { tools, toolChoice = 'auto', parallelToolCalls = true, addGenerationPrompt = true }) {
     this.tools = normalizeTools(tools);
     const choice = normalizeToolChoice(toolChoice, this.tools);
     if (typeof parallelToolCalls !== 'boolean') throw new TypeError('parallelToolCalls must be a boolean');
@@ -33,7 +34,8 @@ export class ToolChat {
     this.format = detected === generic || formatter.knowsTools() ? detected : generic;
     this.mode = choice.mode;
     this.idLength = this.format.idLength;
-    this.prompt = renderPrompt(formatter, messages, this.tools, this.format, choice.mode === 'required');
+    const render = (ms, context = {}) => formatter.format(ms, { addGenerationPrompt, context });
+    this.prompt = renderPrompt(render, source, messages, this.tools, this.format, choice.mode === 'required');
     this.constraint = null;
     this.labels = new Map();
     if (this.mode !== 'none') {
@@ -163,24 +165,24 @@ function normalizeToolChoice(choice, tools) {
 }
 
 // The prompt: the messages in the template's shape, with the tools.
-function renderPrompt(formatter, messages, tools, format, required) {
+// render(messages, context) renders the template.
+function renderPrompt(render, source, messages, tools, format, required) {
   if (!Array.isArray(messages) || messages.length === 0) throw new TypeError('messages must be a non-empty array');
-  const writes = format !== generic && formatter.source.includes('tool_calls');
-  const converted = templateMessages(messages, format, writes, formatter.source);
+  const writes = format !== generic && source.includes('tool_calls');
+  const converted = templateMessages(messages, format, writes, source);
+  if (tools.length === 0) return render(converted);
   if (format !== generic) {
-    if (tools.length === 0) return formatter.format(converted);
     const context = { tools: tools.map((t) => ({ type: 'function', function: t })) };
-    const extra = format.templateContext?.(tools, formatter.source);
+    const extra = format.templateContext?.(tools, source);
     try {
-      return formatter.format(converted, { context: { ...context, ...extra } });
+      return render(converted, { ...context, ...extra });
     } catch (error) {
       // Llama 3.1 lists its built-in tools with a filter (reject) the
       // renderer lacks: they are then described like the others.
       if (!extra) throw error;
-      return formatter.format(converted, { context });
+      return render(converted, context);
     }
   }
-  if (tools.length === 0) return formatter.format(converted);
   // The instructions go in the system message, or, for templates that take
   // none, at the start of the first user message.
   const instructions = generic.instructions(tools, required);
@@ -189,12 +191,11 @@ function renderPrompt(formatter, messages, tools, format, required) {
     const system = first.role === 'system'
       ? [{ ...first, content: `${first.content}\n\n${instructions}` }, ...rest]
       : [{ role: 'system', content: instructions }, ...converted];
-    return formatter.format(system);
+    return render(system);
   } catch {
     const userAt = converted.findIndex((m) => m.role === 'user');
     if (userAt < 0) throw new TypeError('the model\'s chat template takes no system message, and there is no user message for the tools');
-    const withTools = converted.map((m, i) => (i === userAt ? { ...m, content: `${instructions}\n\n${m.content}` } : m));
-    return formatter.format(withTools);
+    return render(converted.map((m, i) => (i === userAt ? { ...m, content: `${instructions}\n\n${m.content}` } : m)));
   }
 }
 

@@ -6,6 +6,7 @@
 //   [TOOL_CALLS]get_weather[CALL_ID]a1B2c3D4e[ARGS]{"city": "Paris"}
 import { literal } from '../gbnf.js';
 import { argumentsRule, jsonCallRule, repeatCalls } from './grammar.js';
+import { parseTagged } from './hermes.js';
 import { callFromJson, readJson } from './scan.js';
 
 const TOOL_CALLS = '[TOOL_CALLS]';
@@ -34,14 +35,9 @@ export const mistral = {
     return `${literal(`${TOOL_CALLS}[`)} ${repeatCalls(call, parallel, '", "')} "]"`;
   },
 
-  parse(text) {
-    const at = text.indexOf(TOOL_CALLS);
-    if (at < 0) return { content: text, toolCalls: [] };
-    const calls = text.slice(at + TOOL_CALLS.length).trimStart().startsWith('[')
-      ? readList(text, at + TOOL_CALLS.length)
-      : readNamed(text, at);
-    return calls ? { content: text.slice(0, at).trim(), toolCalls: calls } : { content: text, toolCalls: [] };
-  },
+  parse: (text) => parseTagged(text, TOOL_CALLS, (at) => (text.slice(at).trimStart().startsWith('[')
+    ? readList(text, at)
+    : readNamed(text, at))),
 
   write(calls, source) {
     if (source.includes(ARGS)) {
@@ -52,26 +48,26 @@ export const mistral = {
   },
 };
 
-// [{"name": ..., "arguments": ..., "id": ...}, ...] at text[i].
+// [{"name": ..., "arguments": ..., "id": ...}, ...] at text[i]: {calls, end}, or null.
 function readList(text, i) {
   const json = readJson(text, i);
-  if (!json || !Array.isArray(json.value) || text.slice(json.end).trim() !== '') return null;
+  if (!json || !Array.isArray(json.value)) return null;
   const calls = json.value.map((v) => callFromJson(v));
-  return calls.length > 0 && calls.every(Boolean) ? calls : null;
+  return calls.length > 0 && calls.every(Boolean) ? { calls, end: json.end } : null;
 }
 
-// ([TOOL_CALLS]name([CALL_ID]id)?[ARGS]{...})+ from text[i] to the end.
+// name([CALL_ID]id)?[ARGS]{...}, one or more (Ministral writes several
+// after one [TOOL_CALLS]), from text[i]: {calls, end}, or null.
 function readNamed(text, i) {
   const calls = [];
-  let at = i;
-  while (at < text.length) {
-    const head = /^(?:\[TOOL_CALLS\])?\s*([^[\s]+)(?:\[CALL_ID\]([A-Za-z0-9]+))?\[ARGS\]/.exec(text.slice(at));
-    const json = head && readJson(text, at + head[0].length);
+  let end = i;
+  for (;;) {
+    const head = /^\s*([^[\s]+)(?:\[CALL_ID\]([A-Za-z0-9]+))?\[ARGS\]/.exec(text.slice(end));
+    const json = head && readJson(text, end + head[0].length);
     const args = json?.value;
-    if (!json || args === null || typeof args !== 'object' || Array.isArray(args)) return null;
+    if (!json || args === null || typeof args !== 'object' || Array.isArray(args)) break;
     calls.push(head[2] ? { name: head[1], arguments: args, id: head[2] } : { name: head[1], arguments: args });
-    at = json.end;
-    while (at < text.length && /\s/.test(text[at])) at += 1;
+    end = json.end;
   }
-  return calls.length > 0 ? calls : null;
+  return calls.length > 0 ? { calls, end } : null;
 }

@@ -84,7 +84,10 @@ describe('chat completions', () => {
 
   it('tool calls: arguments as JSON text valid against the schema, finish_reason tool_calls, streamed too', async () => {
     const ajv = new Ajv({ strict: true });
-    const request = { messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: TOOLS, tool_choice: 'required', max_tokens: 96, seed: 4 };
+    const request = {
+      messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: TOOLS, tool_choice: 'required', parallel_tool_calls: false,
+      max_tokens: 200, seed: 4,
+    };
     const completion = await llm.createChatCompletion(request);
     const { message, finish_reason: finish } = completion.choices[0];
     expect(finish).toBe('tool_calls');

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LLM, MODELS } from '../../js/index.js';
 import {
-  BENCH_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, TOKENIZE_OPTIONS,
+  BENCH_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, TOKENIZE_OPTIONS, TOOL_OPTIONS,
 } from '../../js/option-names.js';
 import { interfaceMembers } from './declarations.mjs';
 import { modelPath } from './helpers.mjs';
@@ -43,6 +43,7 @@ describe('the options each call accepts', () => {
     expect(TOKENIZE_OPTIONS).toEqual(interfaceMembers('TokenizeOptions'));
     expect(FORMAT_CHAT_OPTIONS).toEqual(interfaceMembers('FormatChatOptions'));
     expect(BENCH_OPTIONS).toEqual(interfaceMembers('BenchOptions'));
+    expect(TOOL_OPTIONS).toEqual(interfaceMembers('ToolOptions'));
   });
 
   it('LLM.load takes every documented option at once', async () => {
@@ -84,7 +85,7 @@ describe('the options each call accepts', () => {
     const tokenize = { addSpecial: false, parseSpecial: true };
     expect(Object.keys(tokenize)).toEqual(interfaceMembers('TokenizeOptions'));
     expect((await llm.tokenize('Once', tokenize))[0]).not.toBe(1);  // no BOS
-    const formatChat = { addGenerationPrompt: false };
+    const formatChat = { addGenerationPrompt: false, tools: [], toolChoice: 'none' };
     expect(Object.keys(formatChat)).toEqual(interfaceMembers('FormatChatOptions'));
     expect(llm.formatChat([{ role: 'user', content: 'Hi' }], formatChat)).toBe('<|im_start|>user\nHi<|im_end|>\n');
     const bench = { promptTokens: 8, generateTokens: 4 };

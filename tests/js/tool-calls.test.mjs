@@ -40,6 +40,7 @@ describe('each template', () => {
     'Qwen-Qwen3-0.6B.jinja': 'hermes',
     'NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja': 'hermes',
     'Qwen3.5-4B.jinja': 'qwen-xml',
+    'Qwen3-Coder.jinja': 'qwen-xml',
     'meta-llama-Llama-3.1-8B-Instruct.jinja': 'llama3',
     'meta-llama-Llama-3.2-3B-Instruct.jinja': 'llama3',
     'mistralai-Mistral-Nemo-Instruct-2407.jinja': 'mistral',
