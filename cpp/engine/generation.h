@@ -68,8 +68,6 @@ class Generation {
   // vocabulary. `masker` (optional) constrains the output to its grammar:
   // only tokens that can continue it are sampled, end-of-generation only
   // where it can end, and generation ends where nothing else can follow.
-  // With a lazy constraint (options.constraint.lazy()) that holds from the
-  // first trigger on; before it the output is free.
   Generation(Transformer& model, const Tokenizer& tokenizer, int n_ctx, std::vector<int32_t> prompt,
              const GenerateOptions& options, Sampler sampler, TokenMasker* masker = nullptr);
 
@@ -117,8 +115,10 @@ class Generation {
   std::string piece_;              // scratch: the current token's text
   TokenMasker* masker_;            // nullptr: unconstrained
   TokenMasker::StateId grammar_state_ = 0;
+  // A lazy constraint (options.constraint.lazy()) holds from the first
+  // trigger on; before it the output is free.
   TriggerScanner triggers_;
-  bool waiting_for_trigger_ = false;  // lazy grammar, no trigger yet: the output is free
+  bool waiting_for_trigger_ = false;  // lazy grammar, no trigger yet
   Status status_;
 };
 

@@ -303,8 +303,11 @@ class WasmEngine {
     s.presence_penalty = static_cast<float>(number_or(options, "presencePenalty", s.presence_penalty));
     g.add_special = bool_or(options, "addSpecial", g.add_special);
     g.parse_special = bool_or(options, "parseSpecial", g.parse_special);
-    if (!options.isUndefined() && !options.isNull()) {
-      for (std::string& one : strings_of(options, "stop")) {
+    if (!options.isUndefined() && !options.isNull() && options["stop"].isArray()) {
+      const val stop = options["stop"];
+      const int n = stop["length"].as<int>();
+      for (int i = 0; i < n; ++i) {
+        std::string one = stop[i].as<std::string>();
         if (!one.empty()) g.stop.push_back(std::move(one));
       }
     }
