@@ -86,32 +86,36 @@ export async function createCompletion(llm, request, { signal } = {}) {
 // it comes, each tool call whole once the reply is complete, the finish
 // reason, then (stream_options.include_usage) a chunk with the usage.
 async function* chatChunks(llm, messages, options, head, includeUsage) {
-  const chunk = (delta, finish = null) => ({
-    ...head,
-    object: 'chat.completion.chunk',
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-    ...(includeUsage ? { usage: null } : {}),
-  });
-  yield chunk({ role: 'assistant', content: '' });
-  const stats = yield* relay(llm.chatStream(messages, options), (piece) => chunk({ content: piece }));
+  const chunk = chunkMaker(head, 'chat.completion.chunk', includeUsage);
+  yield chunk({ delta: { role: 'assistant', content: '' } });
+  const stats = yield* relay(llm.chatStream(messages, options), (piece) => chunk({ delta: { content: piece } }));
   const toolCalls = stats.toolCalls ?? [];
   if (toolCalls.length > 0) {
-    yield chunk({ tool_calls: toolCalls.map((call, index) => ({ index, ...openAiToolCall(call) })) });
+    yield chunk({ delta: { tool_calls: toolCalls.map((call, index) => ({ index, ...openAiToolCall(call) })) } });
   }
-  yield chunk({}, finishReason(stats, toolCalls));
-  if (includeUsage) yield { ...head, object: 'chat.completion.chunk', choices: [], usage: usage(stats) };
+  yield chunk({ delta: {} }, finishReason(stats, toolCalls));
+  if (includeUsage) yield chunk.usage(stats);
 }
 
 async function* completionChunks(llm, prompt, options, head, includeUsage) {
-  const chunk = (text, finish = null) => ({
+  const chunk = chunkMaker(head, 'text_completion', includeUsage);
+  const stats = yield* relay(llm.stream(prompt, options), (piece) => chunk({ text: piece }));
+  yield chunk({ text: '' }, finishReason(stats, []));
+  if (includeUsage) yield chunk.usage(stats);
+}
+
+// chunk(choice, finishReason): a chunk of `object` with this one choice
+// (usage null with include_usage); chunk.usage(stats): the last chunk, with
+// no choice and the usage.
+function chunkMaker(head, object, includeUsage) {
+  const chunk = (choice, finish = null) => ({
     ...head,
-    object: 'text_completion',
-    choices: [{ index: 0, text, logprobs: null, finish_reason: finish }],
+    object,
+    choices: [{ index: 0, ...choice, logprobs: null, finish_reason: finish }],
     ...(includeUsage ? { usage: null } : {}),
   });
-  const stats = yield* relay(llm.stream(prompt, options), (piece) => chunk(piece));
-  yield chunk('', finishReason(stats, []));
-  if (includeUsage) yield { ...head, object: 'text_completion', choices: [], usage: usage(stats) };
+  chunk.usage = (stats) => ({ ...head, object, choices: [], usage: usage(stats) });
+  return chunk;
 }
 
 // Yields chunkOf(piece) for each piece of `stream` and returns its return

@@ -9,26 +9,12 @@ import { ChatFormatter } from '../../js/chat.js';
 import { ToolChat, normalizeTools } from '../../js/tool-calls.js';
 import { TOOL_FORMATS, detectToolFormat, generic } from '../../js/tool-formats/index.js';
 import { repoRoot } from './helpers.mjs';
+import { TOOLS as TOOLS_CASES } from './tool-cases.mjs';
 
 const templates = path.join(repoRoot, 'tests/js/chat-templates');
 const format = (name) => [...TOOL_FORMATS, generic].find((f) => f.name === name);
 
-const WEATHER = {
-  type: 'function',
-  function: {
-    name: 'get_weather',
-    description: 'The weather in a city',
-    parameters: {
-      type: 'object',
-      properties: {
-        city: { type: 'string', description: 'The city' },
-        unit: { type: 'string', enum: ['celsius', 'fahrenheit'], description: 'The unit' },
-        days: { type: 'integer', minimum: 1, maximum: 7, description: 'How many days' },
-      },
-      required: ['city'],
-    },
-  },
-};
+const [WEATHER] = TOOLS_CASES;
 const TOOLS = normalizeTools([WEATHER, { name: 'brave_search', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } }, { name: 'code_interpreter', parameters: { type: 'object', properties: { code: { type: 'string' } } } }]);
 
 function formatter(file) {

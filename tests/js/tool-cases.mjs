@@ -10,9 +10,9 @@ export const TOOLS = [
       parameters: {
         type: 'object',
         properties: {
-          city: { type: 'string', minLength: 1, maxLength: 12 },
-          unit: { enum: ['celsius', 'fahrenheit'] },
-          days: { type: 'integer', minimum: 1, maximum: 7 },
+          city: { type: 'string', minLength: 1, maxLength: 12, description: 'The city' },
+          unit: { type: 'string', enum: ['celsius', 'fahrenheit'], description: 'The unit' },
+          days: { type: 'integer', minimum: 1, maximum: 7, description: 'How many days' },
         },
         required: ['city'],
       },
