@@ -169,7 +169,9 @@ function normalizeToolChoice(choice, tools) {
 function renderPrompt(render, source, messages, tools, format, required) {
   if (!Array.isArray(messages) || messages.length === 0) throw new TypeError('messages must be a non-empty array');
   const writes = format !== generic && source.includes('tool_calls');
-  const converted = templateMessages(messages, format, writes, source);
+  // A template with its own shape for results (Gemma 4's tool_responses) gets them so.
+  const plain = templateMessages(messages, format, writes, source);
+  const converted = format.adaptMessages ? format.adaptMessages(plain) : plain;
   if (tools.length === 0) return render(converted);
   if (format !== generic) {
     const context = { tools: tools.map((t) => ({ type: 'function', function: t })) };

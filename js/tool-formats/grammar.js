@@ -13,15 +13,25 @@ export class ToolGrammar {
 
   // A new rule with this body; its name starts with `prefix`.
   rule(prefix, body) {
-    const name = `${prefix}-${(this.#count += 1)}`;
-    this.#rules.push(`${name} ::= ${body}`);
+    const name = this.name(prefix);
+    this.define(name, body);
     return name;
+  }
+
+  // A new rule name, for a rule defined later with define() (one that
+  // refers to itself).
+  name(prefix) {
+    return `${prefix}-${(this.#count += 1)}`;
+  }
+
+  define(name, body) {
+    this.#rules.push(`${name} ::= ${body}`);
   }
 
   // A rule matching one JSON value valid against `schema`; `label` says
   // where it comes from in errors ("tool 'get_weather'").
   schema(prefix, schema, label) {
-    const name = `${prefix}-${(this.#count += 1)}`;
+    const name = this.name(prefix);
     this.#schemas.push({ name, schema: JSON.stringify(schema) });
     if (label) this.labels.set(name, label);
     return name;
@@ -29,7 +39,7 @@ export class ToolGrammar {
 
   // A rule matching any text without `delimiter` (which may follow it).
   textWithout(prefix, delimiter) {
-    const [expression, rules] = textWithout(`${prefix}-${(this.#count += 1)}`, delimiter);
+    const [expression, rules] = textWithout(this.name(prefix), delimiter);
     this.#rules.push(rules.trimEnd());
     return expression;
   }

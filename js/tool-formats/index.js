@@ -2,6 +2,7 @@
 // markers the template's source holds (as llama.cpp recognizes templates,
 // common/chat.cpp). A template that mentions no format we know gets the
 // generic one.
+import { gemma4 } from './gemma4.js';
 import { generic } from './generic.js';
 import { hermes } from './hermes.js';
 import { lfm2 } from './lfm2.js';
@@ -10,7 +11,7 @@ import { mistral } from './mistral.js';
 import { qwenXml } from './qwen-xml.js';
 
 // Most specific first: the XML format's templates also hold <tool_call>.
-export const TOOL_FORMATS = Object.freeze([qwenXml, hermes, mistral, lfm2, llama3]);
+export const TOOL_FORMATS = Object.freeze([qwenXml, hermes, mistral, lfm2, llama3, gemma4]);
 
 export function detectToolFormat(source) {
   return TOOL_FORMATS.find((f) => f.detect(source)) ?? generic;

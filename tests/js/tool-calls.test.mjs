@@ -33,6 +33,7 @@ describe('each template', () => {
     'Mistral-Small-3.2-24B-Instruct-2506.jinja': 'mistral',
     'LFM2-8B-A1B.jinja': 'lfm2',
     'google-gemma-2-2b-it.jinja': 'generic',
+    'gemma-4.jinja': 'gemma4',
   };
 
   it('has its format recognized', () => {
@@ -137,6 +138,23 @@ describe('reading calls', () => {
     expect(lfm2.parse("<|tool_call_start|>[f(a=True, b=None, c='it\\'s', d=[1, 2], e={\"k\": false})]<|tool_call_end|>").toolCalls)
       .toEqual([{ name: 'f', arguments: { a: true, b: null, c: "it's", d: [1, 2], e: { k: false } } }]);
     expect(lfm2.parse('<|tool_call_start|>[f(a=')).toEqual({ content: '<|tool_call_start|>[f(a=', toolCalls: [] });
+  });
+
+  it('gemma4: bare keys and <|"|>-quoted strings, nested, one call after another', () => {
+    const gemma = format('gemma4');
+    expect(gemma.parse('Let me see.<|tool_call>call:get_weather{city:<|"|>New York, NY<|"|>,days:3}<tool_call|>' +
+      '<|tool_call>call:tag{tags:[<|"|>red<|"|>,<|"|>blue<|"|>],meta:{deep:{x:null}},urgent:false}<tool_call|>')).toEqual({
+      content: 'Let me see.',
+      toolCalls: [
+        { name: 'get_weather', arguments: { city: 'New York, NY', days: 3 } },
+        { name: 'tag', arguments: { tags: ['red', 'blue'], meta: { deep: { x: null } }, urgent: false } },
+      ],
+    });
+    const cut = '<|tool_call>call:f{a:<|"|>unfinished';
+    expect(gemma.parse(cut)).toEqual({ content: cut, toolCalls: [] });
+    expect(() => new ToolChat(formatter('gemma-4.jinja'), [{ role: 'user', content: 'x' }], {
+      tools: [{ name: 'f', parameters: { type: 'object', properties: { d: { type: 'string', format: 'date' } } } }],
+    })).toThrow("tool 'f': the schema at /properties/d: 'format' cannot be enforced on a raw string");
   });
 
   it('qwen-xml: raw strings over lines, JSON for other types, by the tool\'s schema', () => {
