@@ -213,7 +213,7 @@ export interface ToolOptions {
    * Tools the model may call. They are passed to the model's chat template (`tools`), and the
    * reply is generated under a grammar that allows plain text or calls in the template's
    * format (Qwen/Hermes `<tool_call>`, Llama 3 JSON and `<|python_tag|>`, Mistral
-   * `[TOOL_CALLS]`, LFM2, Qwen3-Coder XML, Gemma 4; templates without tools are told a
+   * `[TOOL_CALLS]`, LFM2, Qwen3-Coder XML, Gemma 4, Granite; templates without tools are told a
    * Hermes-style format), with arguments valid against each tool's schema. Excludes format and
    * grammar.
    */

@@ -77,6 +77,13 @@ export function jsonCallRule(g, tools, argumentsKey, extra = () => '') {
   return g.rule('call', `${literal('{"name": ')} ( ${alternatives.join(' | ')} ) "}"`);
 }
 
+// `marker` and a JSON list of calls (one, unless parallel), as Mistral's and
+// Granite's models write them: [{"name": ..., "arguments": ...}, ...].
+export function jsonCallList(g, marker, tools, parallel, extra) {
+  const call = jsonCallRule(g, tools, 'arguments', extra);
+  return `${literal(`${marker}[`)} ${repeatCalls(call, parallel, '", "')} "]"`;
+}
+
 // A rule for a tool's arguments: one JSON value valid against its parameters.
 export function argumentsRule(g, tool) {
   return g.schema('args', tool.parameters, `tool '${tool.name}'`);

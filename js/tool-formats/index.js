@@ -4,6 +4,7 @@
 // generic one.
 import { gemma4 } from './gemma4.js';
 import { generic } from './generic.js';
+import { granite } from './granite.js';
 import { hermes } from './hermes.js';
 import { lfm2 } from './lfm2.js';
 import { llama3 } from './llama3.js';
@@ -11,7 +12,7 @@ import { mistral } from './mistral.js';
 import { qwenXml } from './qwen-xml.js';
 
 // Most specific first: the XML format's templates also hold <tool_call>.
-export const TOOL_FORMATS = Object.freeze([qwenXml, hermes, mistral, lfm2, llama3, gemma4]);
+export const TOOL_FORMATS = Object.freeze([qwenXml, hermes, mistral, lfm2, llama3, gemma4, granite]);
 
 export function detectToolFormat(source) {
   return TOOL_FORMATS.find((f) => f.detect(source)) ?? generic;

@@ -5,9 +5,9 @@
 // (Small 3.2 with a [CALL_ID] between them),
 //   [TOOL_CALLS]get_weather[CALL_ID]a1B2c3D4e[ARGS]{"city": "Paris"}
 import { literal } from '../gbnf.js';
-import { argumentsRule, jsonCallRule, repeatCalls } from './grammar.js';
+import { argumentsRule, jsonCallList, repeatCalls } from './grammar.js';
 import { parseTagged } from './hermes.js';
-import { callFromJson, readJson } from './scan.js';
+import { readCallList, readJson } from './scan.js';
 
 const TOOL_CALLS = '[TOOL_CALLS]';
 const ARGS = '[ARGS]';
@@ -31,12 +31,11 @@ export const mistral = {
         g.rule('tool', `${literal(tool.name)}${callId} ${literal(ARGS)} ${argumentsRule(g, tool)}`));
       return repeatCalls(g.rule('call', `${literal(TOOL_CALLS)} ( ${named.join(' | ')} )`), parallel);
     }
-    const call = jsonCallRule(g, tools, 'arguments', () => `${literal(', "id": "')} ${ID} "\\""`);
-    return `${literal(`${TOOL_CALLS}[`)} ${repeatCalls(call, parallel, '", "')} "]"`;
+    return jsonCallList(g, TOOL_CALLS, tools, parallel, () => `${literal(', "id": "')} ${ID} "\\""`);
   },
 
   parse: (text) => parseTagged(text, TOOL_CALLS, (at) => (text.slice(at).trimStart().startsWith('[')
-    ? readList(text, at)
+    ? readCallList(text, at)
     : readNamed(text, at))),
 
   write(calls, source) {
@@ -47,14 +46,6 @@ export const mistral = {
     return `${TOOL_CALLS}${JSON.stringify(calls.map((c) => ({ name: c.name, arguments: c.arguments, id: c.id })))}`;
   },
 };
-
-// [{"name": ..., "arguments": ..., "id": ...}, ...] at text[i]: {calls, end}, or null.
-function readList(text, i) {
-  const json = readJson(text, i);
-  if (!json || !Array.isArray(json.value)) return null;
-  const calls = json.value.map((v) => callFromJson(v));
-  return calls.length > 0 && calls.every(Boolean) ? { calls, end: json.end } : null;
-}
 
 // name([CALL_ID]id)?[ARGS]{...}, one or more (Ministral writes several
 // after one [TOOL_CALLS]), from text[i]: {calls, end}, or null.

@@ -90,6 +90,15 @@ export function callFromJson(value, argumentsKeys = ['arguments', 'parameters'])
   return call;
 }
 
+// A JSON list of calls [{"name": ..., "arguments": ...}, ...] at text[i]:
+// {calls, end}, or null.
+export function readCallList(text, i) {
+  const json = readJson(text, i);
+  if (!json || !Array.isArray(json.value)) return null;
+  const calls = json.value.map((v) => callFromJson(v));
+  return calls.length > 0 && calls.every(Boolean) ? { calls, end: json.end } : null;
+}
+
 // Python-style keyword arguments `name=value, ...` from text[i] up to the
 // closing ')': {arguments, end (past the ')')}, or null. Values are JSON, or
 // the Python literals a model may write unconstrained (True, False, None,

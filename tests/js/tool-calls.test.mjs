@@ -34,6 +34,7 @@ describe('each template', () => {
     'LFM2-8B-A1B.jinja': 'lfm2',
     'google-gemma-2-2b-it.jinja': 'generic',
     'gemma-4.jinja': 'gemma4',
+    'ibm-granite-granite-3.3-2B-Instruct.jinja': 'granite',
   };
 
   it('has its format recognized', () => {
@@ -127,6 +128,11 @@ describe('reading calls', () => {
         content: 'Checking.',
         toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' }, id: 'a1B2c3D4e' }, { name: 'get_weather', arguments: { city: 'Rome' } }],
       });
+  });
+
+  it('granite: <|tool_call|> and a JSON list', () => {
+    expect(format('granite').parse('<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "now", "arguments": {}}]'))
+      .toEqual({ content: '', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }, { name: 'now', arguments: {} }] });
   });
 
   it('lfm2: Python-style calls in a list, JSON values or Python literals', () => {

@@ -42,6 +42,7 @@ describe.each([
   { model: 'LFM2 template, starcoder vocab (lfm2)', file: () => templatedModel('starcoder', 'LFM2-8B-A1B.jinja') },
   { model: 'Qwen3-Coder template, qwen2 vocab (qwen-xml)', file: () => templatedModel('qwen2', 'Qwen3-Coder.jinja') },
   { model: 'Gemma 4 template, llama-spm vocab (gemma4)', file: () => templatedModel('llama-spm', 'gemma-4.jinja') },
+  { model: 'Granite 3.3 template, llama-bpe vocab (granite)', file: () => templatedModel('llama-bpe', 'ibm-granite-granite-3.3-2B-Instruct.jinja') },
 ])('$model', ({ model, file, seeds = 8, maxTokens = 128 }) => {
   let llm;
   const ajv = new Ajv({ strict: true });
