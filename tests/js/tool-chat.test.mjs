@@ -28,10 +28,6 @@ function templatedModel(vocab, template) {
     '--chat-template', path.join(repoRoot, 'tests/js/chat-templates', template), '-o', file]));
 }
 
-const counts = [];
-afterAll(() => {
-  console.log(counts.map((c) => `${c.model} | ${c.choice} | ${c.finished}/${c.total} finished, ${c.calls} calls, all valid`).join('\n'));
-});
 
 describe.each([
   { model: 'stories260K (generic)', file: () => modelPath, seeds: 12, maxTokens: 160 },
@@ -83,7 +79,7 @@ describe.each([
         expect(stats.stopReason).toBe('max_tokens');
       }
     }
-    counts.push({ model, choice: toolChoice, finished, total, calls });
+    console.log(`${model} | ${toolChoice} | ${finished}/${total} finished, ${calls} calls, all valid`);
     // Required calls must finish (or the check checks nothing).
     if (toolChoice === 'required') expect(finished).toBeGreaterThan(total / 4);
   });
