@@ -13,7 +13,7 @@ import { modelPath, repoRoot } from '../js/helpers.mjs';
 import { TOOLS } from '../js/tool-cases.mjs';
 import { openTestPage } from './browser.mjs';
 
-const SEEDS = 4;
+const SEEDS = 3;
 let scratchDir;
 let t;
 
@@ -47,7 +47,9 @@ async function runRequests(llm, { tools, seeds }) {
   for (let seed = 0; seed < seeds; seed += 1) {
     const common = { max_tokens: 64, seed, temperature: 1 };
     const reply = await llm.chat(messages, { tools, toolChoice: seed % 2 ? 'required' : 'auto', seed, maxTokens: 64, temperature: 1 });
-    const { id, created, ...completion } = await llm.createChatCompletion({ messages, tools, tool_choice: 'required', ...common });
+    const { id, created, ...completion } = await llm.createChatCompletion({
+      messages, tools, tool_choice: 'required', parallel_tool_calls: false, ...common, max_tokens: 160,
+    });
     const stream = await collect(await llm.chat.completions.create({ messages, tools, stream: true, stream_options: { include_usage: true }, ...common }));
     const text = await collect(await llm.createCompletion({ prompt: 'Once upon a time', stream: true, ...common }));
     out.push({ reply: { ...reply, toolCalls: reply.toolCalls.map(({ id: _, ...call }) => call) }, completion, stream, text });
