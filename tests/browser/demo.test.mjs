@@ -344,8 +344,9 @@ describe('cross-origin isolated page: the threaded build', () => {
     expect(error.title).toBe('The JSON schema cannot be used.');
     expect(error.detail).toContain("'multipleOf' is not supported");
     // Off again: free text.
-    await page.uncheck('#json-toggle');
     await page.fill('#json-schema', '');
+    await page.uncheck('#json-toggle');
+    expect(await page.isDisabled('#json-schema')).toBe(true);
     await demo.generate('Tell me more.');
     expect(await demo.error()).toBeNull();
     await page.click('#new-chat');
