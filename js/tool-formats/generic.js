@@ -8,7 +8,6 @@ export const generic = {
   ...hermes,
   name: 'generic',
   detect: () => true,
-  writesToolCalls: false,
 
   // The instructions to add to the system message.
   instructions(tools, required) {

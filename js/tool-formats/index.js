@@ -2,6 +2,16 @@
 // markers the template's source holds (as llama.cpp recognizes templates,
 // common/chat.cpp). A template that mentions no format we know gets the
 // generic one.
+//
+// A format is {name, detect(source), triggers and startTriggers (where its
+// calls begin: the lazy grammar's triggers), preservedTokens (its markers,
+// which may be control tokens), parallel (whether a reply may hold several
+// calls), grammar(g, tools, {parallel}, source) → the root expression of its
+// calls (grammar.js), parse(text, tools) → {content, toolCalls},
+// write(calls, source) → the calls as the model writes them}, and where it
+// needs them: idLength (the call ids its template checks),
+// templateContext(tools, source) (more template variables),
+// adaptMessages(messages) (its template's own shape for results).
 import { gemma4 } from './gemma4.js';
 import { generic } from './generic.js';
 import { granite } from './granite.js';
