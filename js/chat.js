@@ -20,12 +20,10 @@ export class ChatFormatter {
     this.template = null;  // compiled on first use
   }
 
-  // The prompt text for `messages` ([{role, content}], with whatever else a
-  // template reads, such as an assistant's tool_calls), ending where the
-  // assistant's reply begins (addGenerationPrompt, the default). `tools`: the
-  // function declarations a template that takes them renders (OpenAI style,
-  // [{type: 'function', function: {name, description, parameters}}]).
-  format(messages, { addGenerationPrompt = true, tools } = {}) {
+  // The prompt text for `messages` ([{role, content}]), ending where the
+  // assistant's reply begins (addGenerationPrompt, the default). context:
+  // more variables for the template (tools, ...: js/tool-calls.js).
+  format(messages, { addGenerationPrompt = true, context = {} } = {}) {
     if (!Array.isArray(messages) || messages.length === 0) throw new TypeError('messages must be a non-empty array');
     for (const m of messages) {
       if (typeof m?.role !== 'string' || typeof m?.content !== 'string') {
@@ -35,15 +33,21 @@ export class ChatFormatter {
     try {
       this.template ??= new Template(this.source);
       return renderBounded(this.template, {
+        // Absent, not undefined: templates test `tools is defined`.
+        ...Object.fromEntries(Object.entries(context).filter(([, value]) => value !== undefined)),
         messages,
         add_generation_prompt: addGenerationPrompt,
         bos_token: this.bosToken,
         eos_token: this.eosToken,
-        ...(tools === undefined ? {} : { tools }),  // absent, not undefined: templates test `tools is defined`
       });
     } catch (error) {
       throw new TypeError(`the model's chat template failed: ${error.message}`, { cause: error });
     }
+  }
+
+  // Whether the template describes tools to the model itself.
+  knowsTools() {
+    return /\btools\b/.test(this.source);
   }
 
   // Whether a formatted prompt already starts with BOS (then the tokenizer

@@ -13,7 +13,7 @@ export const ERROR_CODES = Object.freeze([
   'network',           // the request failed, or the download broke off and could not be resumed
   'io',                // a local file or a stream given as the source could not be read
   'bad_file',          // not a GGUF file, or truncated, or inconsistent
-  'unsupported',       // a valid file whose architecture, tensor type or version the engine lacks
+  'unsupported',       // a valid file whose architecture, tensor type or version the engine lacks, or a request parameter it has no equivalent for
   'sha256_mismatch',   // the bytes are not the file the expected sha256 names
   'out_of_memory',     // the model and its context do not fit the memory (4 GB wasm, or memoryLimit)
   'context_full',      // the prompt does not fit the context
@@ -85,6 +85,16 @@ export function asInvalidArgument(error) {
     error.code = 'invalid_argument';
   }
   return error;
+}
+
+// The value of check(), which checks a call's arguments; a TypeError or
+// RangeError it throws gets the code 'invalid_argument'.
+export function checkArguments(check) {
+  try {
+    return check();
+  } catch (error) {
+    throw asInvalidArgument(error);
+  }
 }
 
 // Worker side: a plain, structured-cloneable description of `error`, thrown

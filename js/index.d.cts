@@ -10,6 +10,10 @@ export type {
   GenerationError, GenerationErrorCode, GenerationStats, JsonSchema, JsonSchemaFormat, LLMError, LoadError, LoadErrorCode,
   LoadOptions, LoadProgress, MemoryInfo, ModelCache, ModelInfo, ModelSource, RankOptions, RegistryModel,
   TokenizeOptions,
+  ChatFunction, ChatOptions, ChatReply, FunctionTool, Tool, ToolCall, ToolChatStats, ToolChoice, ToolOptions,
+  ChatCompletion, ChatCompletionChunk, ChatCompletionContentPartText, ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall, ChatCompletionRequest, ChatCompletionTool, ChatCompletionToolChoiceOption, Completion,
+  CompletionRequest, CompletionUsage, FinishReason, RequestOptions, ResponseFormat,
   /** What LLM.load resolves to. */
   LLM as LLMInstance,
 } from './index.js' with { 'resolution-mode': 'import' };

@@ -155,8 +155,11 @@ export interface TokenizeOptions {
 }
 
 export interface FormatChatOptions {
-  /** End the prompt where the assistant's reply begins (default true). */
+  /** End the prompt where the assistant's reply begins (default true; always, with tools). */
   addGenerationPrompt?: boolean;
+  /** The prompt chat() writes for these tools (ToolOptions). */
+  tools?: readonly Tool[];
+  toolChoice?: ToolChoice;
 }
 
 export interface BenchOptions {
@@ -167,8 +170,88 @@ export interface BenchOptions {
 }
 
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant' | (string & {});
+  role: 'system' | 'user' | 'assistant' | 'tool' | (string & {});
   content: string;
+  /** An assistant's tool calls (a ChatReply's); its content may then be ''. */
+  toolCalls?: readonly ToolCall[];
+  /** A tool message: the id of the call whose result `content` is. */
+  toolCallId?: string;
+  /** A tool message: the tool's name (found from toolCallId when absent). */
+  name?: string;
+}
+
+/** A function the model may call: its name, what it does, and a JSON Schema of its arguments. */
+export interface FunctionTool {
+  /** Letters, digits and punctuation other than quotes, brackets, '=' and ','. */
+  name: string;
+  description?: string;
+  /** An object schema (default: no arguments). The arguments the model writes always validate against it. */
+  parameters?: JsonSchema;
+}
+
+/** A tool: OpenAI's shape `{ type: 'function', function }`, or the function alone. */
+export type Tool = FunctionTool | { type: 'function'; function: FunctionTool };
+
+/**
+ * Whether the model may call tools: 'auto' (default: it writes text or calls), 'none' (the
+ * tools are described but no call is made or read), 'required' (one or more calls), or this
+ * one tool.
+ */
+export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } } | { name: string };
+
+export interface ToolCall {
+  /** The model's id where its format has one (Mistral), else a new one. */
+  id: string;
+  name: string;
+  /** The arguments, valid against the tool's parameters schema. */
+  arguments: Record<string, unknown>;
+}
+
+/** What chat() resolves to with tools: an assistant message, to push onto the conversation. */
+export interface ChatReply {
+  role: 'assistant';
+  /** The text besides the calls ('' when there is none). */
+  content: string;
+  toolCalls: ToolCall[];
+}
+
+/** chat()'s and chatStream()'s options besides generate()'s. */
+export interface ToolOptions {
+  /**
+   * Tools the model may call. They are passed to the model's chat template (`tools`), and the
+   * reply is generated under a grammar that allows plain text or calls in the template's
+   * format (Qwen/Hermes `<tool_call>`, Llama 3 JSON and `<|python_tag|>`, Mistral
+   * `[TOOL_CALLS]`, LFM2, Qwen3-Coder XML, Gemma 4, Granite; templates without tools are told a
+   * Hermes-style format), with arguments valid against each tool's schema. Excludes format and
+   * grammar.
+   */
+  tools?: readonly Tool[];
+  toolChoice?: ToolChoice;
+  /** Allow several calls in one reply, where the format has them (default true). */
+  parallelToolCalls?: boolean;
+}
+
+export type ChatOptions = GenerateOptions & ToolOptions;
+
+/** chat()'s options with tools given: then it resolves to a ChatReply. */
+export interface ToolChatOptions extends GenerateOptions, ToolOptions {
+  tools: readonly Tool[];
+}
+
+/** chatStream()'s return value with tools: the stats and the reply's calls. */
+export type ToolChatStats = GenerationStats & { toolCalls: ToolCall[] };
+
+/**
+ * llm.chat: chat() itself, and `llm.chat.completions.create()`, the OpenAI SDK's and WebLLM's
+ * spelling of createChatCompletion().
+ */
+export interface ChatFunction {
+  /** The reply with its tool calls. */
+  (messages: readonly ChatMessage[], options: ToolChatOptions): Promise<ChatReply>;
+  /** The assistant's reply to the conversation, formatted with the model's chat template. */
+  (messages: readonly ChatMessage[], options?: GenerateOptions & { tools?: undefined }): Promise<string>;
+  (messages: readonly ChatMessage[], options?: ChatOptions): Promise<string | ChatReply>;
+  readonly completions: { create: LLM['createChatCompletion'] };
 }
 
 /** The figures of one generation: `onStats`, or the value a stream returns. */
@@ -314,12 +397,44 @@ export class LLM {
    * iterator's return value (the `value` of its last result, `done: true`) is the stats.
    */
   stream(prompt: string, options?: GenerateOptions): AsyncGenerator<string, GenerationStats, undefined>;
-  /** The assistant's reply to the conversation, formatted with the model's chat template. */
-  chat(messages: readonly ChatMessage[], options?: GenerateOptions): Promise<string>;
-  /** chat() as an async iterator of text pieces, returning the stats as stream() does. */
+  /**
+   * The assistant's reply to the conversation, formatted with the model's chat template; with
+   * `tools`, the reply as a ChatReply (onToken then gets the content's pieces only).
+   */
+  readonly chat: ChatFunction;
+  /**
+   * chat() as an async iterator of text pieces, returning the stats as stream() does; with
+   * `tools`, the content's pieces (a call's text is not yielded), returning the stats and the calls.
+   */
   chatStream(
-    messages: readonly ChatMessage[], options?: GenerateOptions,
+    messages: readonly ChatMessage[], options: ToolChatOptions,
+  ): AsyncGenerator<string, ToolChatStats, undefined>;
+  chatStream(
+    messages: readonly ChatMessage[], options?: GenerateOptions & { tools?: undefined },
   ): AsyncGenerator<string, GenerationStats, undefined>;
+  chatStream(
+    messages: readonly ChatMessage[], options?: ChatOptions,
+  ): AsyncGenerator<string, GenerationStats | ToolChatStats, undefined>;
+  /**
+   * An OpenAI-style chat completion (OpenAI's API, WebLLM): the ChatCompletion, or with
+   * `stream: true` an async iterable of chunks. Rejects with code 'unsupported' for a
+   * parameter it has no equivalent for (n > 1, logprobs, ...).
+   */
+  createChatCompletion(
+    request: ChatCompletionRequest & { stream: true }, options?: RequestOptions,
+  ): Promise<AsyncIterable<ChatCompletionChunk>>;
+  createChatCompletion(
+    request: ChatCompletionRequest & { stream?: false | null }, options?: RequestOptions,
+  ): Promise<ChatCompletion>;
+  createChatCompletion(
+    request: ChatCompletionRequest, options?: RequestOptions,
+  ): Promise<ChatCompletion | AsyncIterable<ChatCompletionChunk>>;
+  /** An OpenAI-style (legacy) text completion of `prompt`, or its chunks with `stream: true`. */
+  createCompletion(request: CompletionRequest & { stream: true }, options?: RequestOptions): Promise<AsyncIterable<Completion>>;
+  createCompletion(request: CompletionRequest & { stream?: false | null }, options?: RequestOptions): Promise<Completion>;
+  createCompletion(request: CompletionRequest, options?: RequestOptions): Promise<Completion | AsyncIterable<Completion>>;
+  /** `llm.completions.create()`: createCompletion() as the OpenAI SDK and WebLLM spell it. */
+  readonly completions: { create: LLM['createCompletion'] };
   /** The prompt text chat() generates from. */
   formatChat(messages: readonly ChatMessage[], options?: FormatChatOptions): string;
   tokenize(text: string, options?: TokenizeOptions): Promise<number[]>;
@@ -346,6 +461,175 @@ export class LLM {
   dispose(): Promise<void>;
 }
 
+// ---- The OpenAI-style API (createChatCompletion, createCompletion) ----
+// The shapes of OpenAI's Chat Completions and Completions APIs, as WebLLM also
+// takes and returns them. A parameter typed `null` here is accepted only as
+// null (or absent): any other value rejects with code 'unsupported'.
+
+/** The second argument of the create calls, as the OpenAI SDK's request options. */
+export interface RequestOptions {
+  /** Aborts the request: it rejects (or the stream throws) with AbortError. */
+  signal?: AbortSignal;
+}
+
+export interface ChatCompletionContentPartText {
+  type: 'text';
+  text: string;
+}
+
+export type ChatCompletionMessageParam =
+  | { role: 'system' | 'developer'; content: string | ChatCompletionContentPartText[] }
+  | { role: 'user'; content: string | ChatCompletionContentPartText[] }
+  | {
+      role: 'assistant';
+      content?: string | ChatCompletionContentPartText[] | null;
+      tool_calls?: ChatCompletionMessageToolCall[];
+      refusal?: null;
+    }
+  | { role: 'tool'; content: string | ChatCompletionContentPartText[]; tool_call_id: string; name?: string };
+
+export interface ChatCompletionMessageToolCall {
+  id: string;
+  type: 'function';
+  /** arguments: the arguments as JSON text. */
+  function: { name: string; arguments: string };
+}
+
+export interface ChatCompletionTool {
+  type: 'function';
+  function: FunctionTool & { strict?: boolean | null };
+}
+
+export type ChatCompletionToolChoiceOption =
+  | 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+
+export type ResponseFormat =
+  | { type: 'text' }
+  /** WebLLM's spelling of a schema: `schema` as JSON text (or an object). */
+  | { type: 'json_object'; schema?: string | JsonSchema }
+  | { type: 'json_schema'; json_schema: { name?: string; description?: string; schema?: JsonSchema; strict?: boolean | null } }
+  /** WebLLM's: a GBNF grammar. */
+  | { type: 'grammar'; grammar: string };
+
+/** What both kinds of request take. Absent limits and seed differ from generate()'s defaults (below). */
+interface CompletionRequestBase {
+  /** Informational: the loaded model answers (the response names it). */
+  model?: string | null;
+  stream?: boolean | null;
+  stream_options?: { include_usage?: boolean | null } | null;
+  /** Default: as many tokens as the context holds. */
+  max_tokens?: number | null;
+  stop?: string | string[] | null;
+  /** Default: a new random seed for each request (OpenAI's behaviour); give one to repeat a result. */
+  seed?: number | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  /** llama.cpp's and WebLLM's additions. */
+  top_k?: number | null;
+  min_p?: number | null;
+  repetition_penalty?: number | null;
+  frequency_penalty?: number | null;
+  presence_penalty?: number | null;
+  /** Only 1. */
+  n?: 1 | null;
+  /** Not supported: only false. */
+  logprobs?: false | null;
+  top_logprobs?: 0 | null;
+  /** Not supported: only an empty object. */
+  logit_bias?: Record<string, never> | null;
+  /** Informational, not used. */
+  user?: string | null;
+}
+
+export interface ChatCompletionRequest extends CompletionRequestBase {
+  messages: ChatCompletionMessageParam[];
+  /** The newer name of max_tokens (give one of them). */
+  max_completion_tokens?: number | null;
+  /** JSON output (GenerateOptions.format) or a grammar; not with tools. */
+  response_format?: ResponseFormat | null;
+  tools?: ChatCompletionTool[] | null;
+  tool_choice?: ChatCompletionToolChoiceOption | null;
+  parallel_tool_calls?: boolean | null;
+  /** Not supported: only false. */
+  store?: false | null;
+  /** Not supported. */
+  metadata?: null;
+  service_tier?: null;
+  modalities?: null;
+  audio?: null;
+  prediction?: null;
+  reasoning_effort?: null;
+  web_search_options?: null;
+  /** The deprecated form of tools and tool_choice: use those. */
+  functions?: null;
+  function_call?: null;
+}
+
+export interface CompletionRequest extends CompletionRequestBase {
+  /** The text to continue (one string, or a list of one). */
+  prompt: string | [string];
+  /** Not supported: only false, '' and 1. */
+  echo?: false | null;
+  suffix?: '' | null;
+  best_of?: 1 | null;
+}
+
+export interface CompletionUsage {
+  /** The prompt's tokens, as the engine evaluated them (the template's BOS included). */
+  prompt_tokens: number;
+  /** The tokens generated (the end-of-generation token not counted). */
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** 'stop': the model or a stop string ended it; 'length': max_tokens or the context did; 'tool_calls': it called tools. */
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  /** Seconds since the epoch. */
+  created: number;
+  /** The loaded model's name (general.name), or its architecture. */
+  model: string;
+  choices: [{
+    index: 0;
+    message: { role: 'assistant'; content: string | null; tool_calls?: ChatCompletionMessageToolCall[] };
+    logprobs: null;
+    finish_reason: FinishReason;
+  }];
+  usage: CompletionUsage;
+}
+
+/**
+ * A streamed chat completion's chunks: the role, the content's pieces, the tool calls (each
+ * whole, once the reply is complete), a last chunk with the finish reason, then with
+ * `stream_options.include_usage` one with no choices and the usage (null in the others).
+ */
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: {
+    index: 0;
+    delta: { role?: 'assistant'; content?: string; tool_calls?: (ChatCompletionMessageToolCall & { index: number })[] };
+    logprobs: null;
+    finish_reason: FinishReason | null;
+  }[];
+  usage?: CompletionUsage | null;
+}
+
+/** A text completion, and each chunk of a streamed one (its text a piece, the last with the finish reason). */
+export interface Completion {
+  id: string;
+  object: 'text_completion';
+  created: number;
+  model: string;
+  choices: { index: 0; text: string; logprobs: null; finish_reason: FinishReason | null }[];
+  usage?: CompletionUsage | null;
+}
+
 export interface RegistryModel {
   file: string;
   url: string;
@@ -368,7 +652,8 @@ export const DEFAULT_MODEL: string;
  * - `network`: the request failed, or the download broke off and could not be resumed.
  * - `io`: a local file, or a stream or Blob given as the source, could not be read.
  * - `bad_file`: not a GGUF file, or truncated, or inconsistent.
- * - `unsupported`: a valid file whose architecture, tensor type or version the engine lacks.
+ * - `unsupported`: a valid file whose architecture, tensor type or version the engine lacks; or
+ *   an OpenAI-style request parameter it has no equivalent for (n > 1, logprobs, ...).
  * - `sha256_mismatch`: the bytes are not the file the expected sha256 names.
  * - `out_of_memory`: the model and its context do not fit the memory (the 4 GB wasm
  *   memory, or `memoryLimit`).
@@ -401,7 +686,7 @@ export type LoadErrorCode = Exclude<ErrorCode, 'context_full' | 'disposed' | 'ab
 /**
  * The codes a GenerationError carries (it is also what tokenize, detokenize, bench, embed
  * and rank reject with; 'unsupported': generate on an embedding model, rank on a model
- * that is no reranker).
+ * that is no reranker, an OpenAI-style parameter this engine cannot honour).
  */
 export type GenerationErrorCode =
   | 'invalid_argument' | 'context_full' | 'unsupported' | 'disposed' | 'worker_failed' | 'internal';

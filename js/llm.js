@@ -6,11 +6,13 @@
 import { ChatFormatter } from './chat.js';
 import { WorkerClient } from './client.js';
 import { embedArguments, rankArguments } from './embed.js';
-import { AbortError, asInvalidArgument } from './errors.js';
+import { AbortError, asInvalidArgument, checkArguments } from './errors.js';
 import {
-  BENCH_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames,
+  BENCH_OPTIONS, CHAT_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames,
 } from './option-names.js';
 import { INT_MAX, checkInteger, generateOptions, loadOptions } from './options.js';
+import { createChatCompletion, createCompletion } from './openai.js';
+import { ToolChat } from './tool-calls.js';
 
 export class LLM {
   // Loads a model: a GGUF file, the first file of a split GGUF model, or a
@@ -64,6 +66,11 @@ export class LLM {
     this.client = client;
     this.info = Object.freeze(info);
     this.chatFormatter = new ChatFormatter(info);
+    // The OpenAI SDK's and WebLLM's spelling of the OpenAI-style calls.
+    this.chat = Object.assign(this.chat.bind(this), {
+      completions: { create: (request, options) => this.createChatCompletion(request, options) },
+    });
+    this.completions = { create: (request, options) => this.createCompletion(request, options) };
   }
 
   // Generates a continuation of `prompt` and resolves with its text.
@@ -79,12 +86,15 @@ export class LLM {
   }
 
   // Runs one generation: {text, stats}. options.onStats gets the stats
-  // before the call resolves.
-  async #generate(prompt, options) {
+  // before the call resolves. constraint: the engine's output constraint
+  // for a tool call's grammar (js/tool-calls.js), instead of format/grammar.
+  async #generate(prompt, options, constraint = null) {
     const engineOptions = checkArguments(() => {
       if (typeof prompt !== 'string') throw new TypeError('prompt must be a string');
       checkOptionNames(options, GENERATE_OPTIONS, 'generate');
-      return generateOptions(options);
+      const engine = generateOptions(options);
+      if (constraint && engine.constraint) throw new TypeError('tools exclude format and grammar');
+      return constraint ? { ...engine, constraint } : engine;
     });
     const { signal, onToken, onStats } = options;
     let text = '';
@@ -104,22 +114,50 @@ export class LLM {
   formatChat(messages, options = {}) {
     return checkArguments(() => {
       checkOptionNames(options, FORMAT_CHAT_OPTIONS, 'formatChat');
-      return this.chatFormatter.format(messages, { addGenerationPrompt: options.addGenerationPrompt ?? true });
+      const { tools, toolChoice, addGenerationPrompt = true } = options;
+      if (tools !== undefined || toolChoice !== undefined) {
+        return new ToolChat(this.chatFormatter, messages, { tools, toolChoice, addGenerationPrompt }).prompt;
+      }
+      return this.chatFormatter.format(messages, { addGenerationPrompt });
     });
   }
 
-  // The assistant's reply to `messages`; options as generate()'s.
+  // The assistant's reply to `messages`; options as generate()'s. With
+  // `tools`: the reply {role, content, toolCalls} (js/tool-calls.js).
   chat(messages, options = {}) {
+    if (usesTools(options)) return this.#toolChat(messages, options);
     return this.generate(...this.#chatPrompt(messages, options));
   }
 
-  // The reply as an async iterator of text pieces, returning the stats.
+  // The reply as an async iterator of text pieces, returning the stats
+  // (with `tools`: the content's pieces, returning the stats and toolCalls).
   chatStream(messages, options = {}) {
+    if (usesTools(options)) {
+      const run = (onContent, signal) => this.#toolChat(messages, { ...options, signal }, onContent);
+      return streamOf(run, options.signal);
+    }
     return this.stream(...this.#chatPrompt(messages, options));
   }
 
-  #chatPrompt(messages, options) {
-    const prompt = this.formatChat(messages);
+  // chat() with tools: the reply, or (streaming, onContent given) the stats
+  // and the reply's toolCalls.
+  async #toolChat(messages, options, onContent = null) {
+    const { tools, toolChoice, parallelToolCalls, ...rest } = options;
+    const chat = checkArguments(() => {
+      checkOptionNames(options, CHAT_OPTIONS, 'chat');
+      if (tools === undefined) throw new TypeError('toolChoice and parallelToolCalls need tools');
+      return new ToolChat(this.chatFormatter, messages, { tools, toolChoice, parallelToolCalls });
+    });
+    const filter = chat.contentFilter((piece) => (onContent ?? rest.onToken)?.(piece));
+    const [prompt, generate] = this.#chatPrompt(messages, { ...rest, onToken: (piece) => filter.push(piece) }, chat.prompt);
+    const { text, stats } = await this.#generate(prompt, generate, chat.constraint).catch((e) => {
+      throw chat.explainError(e);
+    });
+    const reply = filter.finish(text);
+    return onContent ? { ...stats, toolCalls: reply.toolCalls } : reply;
+  }
+
+  #chatPrompt(messages, options, prompt = this.formatChat(messages)) {
     const { stopStrings } = this.chatFormatter;
     const stop = options.stop === undefined ? [] : [options.stop].flat();
     return [prompt, {
@@ -129,6 +167,16 @@ export class LLM {
       ...options,
       ...(stopStrings.length + stop.length > 0 ? { stop: [...stop, ...stopStrings] } : {}),
     }];
+  }
+
+  // OpenAI-style chat and text completions (js/openai.js): the response
+  // object, or with `stream: true` an async iterable of chunks.
+  createChatCompletion(request, options) {
+    return createChatCompletion(this, request, options);
+  }
+
+  createCompletion(request, options) {
+    return createCompletion(this, request, options);
   }
 
   // Token ids of `text`. addSpecial: add BOS etc. as the vocabulary asks;
@@ -231,14 +279,9 @@ async function* streamOf(run, outerSignal) {
   }
 }
 
-// The value of check(), which checks a call's arguments; a TypeError or
-// RangeError it throws gets the code 'invalid_argument'.
-function checkArguments(check) {
-  try {
-    return check();
-  } catch (error) {
-    throw asInvalidArgument(error);
-  }
+// Whether a chat() call asks for tool calls.
+function usesTools(options) {
+  return options.tools !== undefined || options.toolChoice !== undefined || options.parallelToolCalls !== undefined;
 }
 
 function throwIfAborted(signal) {

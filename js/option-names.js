@@ -14,11 +14,28 @@ export const GENERATE_OPTIONS = Object.freeze([
   'onStats',
 ]);
 
+// chat() and chatStream() take generate()'s and these (js/tool-calls.js).
+export const TOOL_OPTIONS = Object.freeze(['tools', 'toolChoice', 'parallelToolCalls']);
+export const CHAT_OPTIONS = Object.freeze([...GENERATE_OPTIONS, ...TOOL_OPTIONS]);
+
 export const TOKENIZE_OPTIONS = Object.freeze(['addSpecial', 'parseSpecial']);
-export const FORMAT_CHAT_OPTIONS = Object.freeze(['addGenerationPrompt']);
+export const FORMAT_CHAT_OPTIONS = Object.freeze(['addGenerationPrompt', 'tools', 'toolChoice']);
 export const BENCH_OPTIONS = Object.freeze(['promptTokens', 'generateTokens']);
 export const EMBED_OPTIONS = Object.freeze(['normalize', 'pooling', 'signal']);
 export const RANK_OPTIONS = Object.freeze(['signal']);
+
+// The OpenAI-style requests' parameters (js/openai.js), index.d.ts's
+// CompletionRequestBase and then ChatCompletionRequest's or CompletionRequest's own.
+const COMPLETION_COMMON = [
+  'model', 'stream', 'stream_options', 'max_tokens', 'stop', 'seed', 'temperature', 'top_p', 'top_k', 'min_p',
+  'repetition_penalty', 'frequency_penalty', 'presence_penalty', 'n', 'logprobs', 'top_logprobs', 'logit_bias', 'user',
+];
+export const CHAT_COMPLETION_PARAMETERS = Object.freeze([
+  ...COMPLETION_COMMON, 'messages', 'max_completion_tokens', 'response_format', 'tools', 'tool_choice',
+  'parallel_tool_calls', 'store', 'metadata', 'service_tier', 'modalities', 'audio', 'prediction', 'reasoning_effort',
+  'web_search_options', 'functions', 'function_call',
+]);
+export const COMPLETION_PARAMETERS = Object.freeze([...COMPLETION_COMMON, 'prompt', 'echo', 'suffix', 'best_of']);
 
 // What other libraries (llama.cpp, transformers, wllama) call some of them,
 // by normalized name (see normalize).

@@ -9,6 +9,7 @@ import { CachePanel } from './cache-panel.js';
 import { CompletionView } from './completion.js';
 import { Conversation } from './conversation.js';
 import { generateErrorText, loadErrorText } from './error-text.js';
+import { JsonMode } from './json-mode.js';
 import { LoadProgress, loadedText } from './load-progress.js';
 import { ModelPicker } from './model-picker.js';
 import { SearchPanel } from './search-panel.js';
@@ -34,6 +35,7 @@ const settings = new Settings({ form: $('settings'), threadsHint: $('threads-hin
 const stats = new Stats($('stats'));
 const completion = new CompletionView($('completion'));
 const conversation = new Conversation($('chat-log'));
+const jsonMode = new JsonMode({ box: $('json-mode'), toggle: $('json-toggle'), schema: $('json-schema') });
 const progress = new LoadProgress(
   { box: $('load-progress'), bar: $('progress-bar'), text: $('progress-text'), cancel: $('cancel-load') },
   () => page.running?.abort(),
@@ -119,11 +121,18 @@ async function generate() {
   const prompt = promptBox.value;
   if (chat && !prompt.trim()) return;
   clearError();
+  const problem = chat && jsonMode.problem();
+  if (problem) {
+    showError(problem);
+    return;
+  }
   const controller = new AbortController();
   page.running = controller;
   setState('generating');
   let finished = null;  // the generation's stats, once it has ended
-  const options = { ...settings.generateOptions(), signal: controller.signal, onStats: (s) => (finished = s) };
+  const options = {
+    ...settings.generateOptions(), ...(chat ? jsonMode.options() : {}), signal: controller.signal, onStats: (s) => (finished = s),
+  };
   const view = chat ? conversation : completion;
   const onPiece = stats.startGeneration();
   $('generation-status').textContent = 'Generating…';
@@ -156,7 +165,8 @@ async function generate() {
         promptBox.value = prompt;  // to send again
       }
       $('generation-status').textContent = '';
-      showError(generateErrorText(error));
+      const text = generateErrorText(error);
+      showError({ ...text, title: jsonMode.errorTitle(error) ?? text.title });
     }
   } finally {
     page.running = null;
@@ -197,6 +207,7 @@ function setState(state) {
   $('stop').disabled = state !== 'generating';
   $('new-chat').disabled = !idle;
   for (const radio of document.querySelectorAll('input[name="mode"]')) radio.disabled = !idle;
+  jsonMode.setEnabled(idle);
 }
 
 function chatMode() {
@@ -209,6 +220,7 @@ function showMode() {
   $('completion').hidden = chat;
   $('chat-log').hidden = !chat;
   $('new-chat').hidden = !chat;
+  jsonMode.show(chat);
   $('generate').textContent = chat ? 'Send' : 'Generate';
   $('prompt').placeholder = chat ? 'Say something to the model' : 'Once upon a time';
 }

@@ -72,9 +72,11 @@ Generation::Generation(Transformer& model, const Tokenizer& tokenizer, int n_ctx
       sampler_(std::move(sampler)),
       decoder_(tokenizer),
       matcher_(options.stop),
-      masker_(masker) {
+      masker_(masker),
+      triggers_(options.constraint.triggers, options.constraint.start_triggers) {
   stats_.prompt_tokens = static_cast<int>(prompt_.size());
   if (masker_) grammar_state_ = masker_->initial_state();
+  waiting_for_trigger_ = masker_ && options.constraint.lazy();
 }
 
 bool Generation::step(std::string* text) {
@@ -103,12 +105,14 @@ void Generation::decode_one(std::string* text) {
     stats_.stop_reason = StopReason::kMaxTokens;
     finish(text);
   } else if (grammar_mask(&mask, text)) {
-    const int32_t next = sampler_.sample(logits_, mask);
-    if (tokenizer_.is_end_of_generation(next)) {
+    int32_t next = sampler_.sample(logits_, mask);
+    if (waiting_for_trigger_ && !tokenizer_.is_end_of_generation(next) && !watch_triggers(&next)) {
+      fail_no_token(text);
+    } else if (tokenizer_.is_end_of_generation(next)) {
       stats_.stop_reason = StopReason::kEndOfGeneration;
       finish(text);
     } else {
-      if (masker_) {
+      if (mask) {  // sampled under the grammar (a token that triggered it has advanced it already)
         const double grammar_start = now_seconds();
         grammar_state_ = masker_->accept(grammar_state_, next);  // never kDead: the mask allowed it
         stats_.grammar_seconds += now_seconds() - grammar_start;
@@ -116,11 +120,16 @@ void Generation::decode_one(std::string* text) {
       sampler_.accept(next);
       ++stats_.generated_tokens;
       piece_.clear();
-      decoder_.push(next, &piece_);
+      if (masker_ && masker_->is_preserved(next)) {
+        decoder_.finish(&piece_);  // a character cut short by a control token stays cut
+        piece_ += masker_->token_bytes(next);
+      } else {
+        decoder_.push(next, &piece_);
+      }
       if (matcher_.push(piece_, text)) {
         stats_.stop_reason = StopReason::kStopString;
         phase_ = Phase::kDone;  // the text after the stop string is dropped
-      } else if (masker_ && masker_->must_end(grammar_state_)) {
+      } else if (masker_ && !waiting_for_trigger_ && masker_->must_end(grammar_state_)) {
         // The grammar is complete and nothing may follow: no need to evaluate the token.
         stats_.stop_reason = StopReason::kEndOfGeneration;
         finish(text);
@@ -140,7 +149,7 @@ void Generation::decode_one(std::string* text) {
 }
 
 bool Generation::grammar_mask(const uint32_t** mask, std::string* text) {
-  if (!masker_) return true;
+  if (!masker_ || waiting_for_trigger_) return true;
   const double start = now_seconds();
   masker_->compact_if_needed(&grammar_state_);
   size_t allowed = 0;
@@ -151,13 +160,45 @@ bool Generation::grammar_mask(const uint32_t** mask, std::string* text) {
   // (also when the vocabulary has no end-of-generation token to sample).
   if (masker_->can_end(grammar_state_)) {
     stats_.stop_reason = StopReason::kEndOfGeneration;
+    finish(text);
   } else {
-    status_ = Status::error(ErrorCode::kInvalidArgument,
-                            "grammar: no token of the vocabulary can continue the output after %d generated tokens",
-                            stats_.generated_tokens);
+    fail_no_token(text);
   }
-  finish(text);
   return false;
+}
+
+void Generation::fail_no_token(std::string* text) {
+  status_ = Status::error(ErrorCode::kInvalidArgument,
+                          "grammar: no token of the vocabulary can continue the output after %d generated tokens",
+                          stats_.generated_tokens);
+  finish(text);
+}
+
+bool Generation::watch_triggers(int32_t* next) {
+  const double start = now_seconds();
+  const std::string_view bytes = masker_->token_bytes(*next);
+  TriggerScanner::Match match;
+  bool ok = true;
+  if (!triggers_.find(bytes, &match)) {
+    triggers_.push(bytes);
+  } else {
+    waiting_for_trigger_ = false;
+    grammar_state_ = masker_->accept_bytes(masker_->initial_state(), match.text);
+    if (grammar_state_ == GrammarMatcher::kDead) {
+      // Sample again from where the trigger's earlier bytes leave the grammar.
+      grammar_state_ = masker_->accept_bytes(masker_->initial_state(), std::string_view(match.text).substr(0, match.before));
+      size_t allowed = 0;
+      const uint32_t* mask = grammar_state_ == GrammarMatcher::kDead ? nullptr : masker_->mask(grammar_state_, &allowed);
+      if (allowed == 0) {
+        ok = false;
+      } else {
+        *next = sampler_.sample(logits_, mask);
+        if (!tokenizer_.is_end_of_generation(*next)) grammar_state_ = masker_->accept(grammar_state_, *next);
+      }
+    }
+  }
+  stats_.grammar_seconds += now_seconds() - start;
+  return ok;
 }
 
 void Generation::finish(std::string* text) {

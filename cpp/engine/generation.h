@@ -11,6 +11,7 @@
 
 #include "grammar/output_constraint.h"
 #include "grammar/token_masker.h"
+#include "grammar/trigger_scanner.h"
 #include "model/transformer.h"
 #include "sampler/sampler.h"
 #include "tokenizer/tokenizer.h"
@@ -91,6 +92,13 @@ class Generation {
   // The grammar's mask for the next token (nullptr without a grammar); ends
   // the generation (false) where the grammar must end or no token fits.
   bool grammar_mask(const uint32_t** mask, std::string* text);
+  // Lazy grammar, not yet triggered: whether `*next` (sampled freely)
+  // completes a trigger, and then the grammar's state after it. A token
+  // whose bytes past the trigger the grammar rejects is sampled again under
+  // the grammar (*next changes). false: the generation failed (status_).
+  bool watch_triggers(int32_t* next);
+  // Ends with an error: no token of the vocabulary can continue the grammar.
+  void fail_no_token(std::string* text);
 
   Transformer& model_;
   const Tokenizer& tokenizer_;
@@ -107,6 +115,10 @@ class Generation {
   std::string piece_;              // scratch: the current token's text
   TokenMasker* masker_;            // nullptr: unconstrained
   TokenMasker::StateId grammar_state_ = 0;
+  // A lazy constraint (options.constraint.lazy()) holds from the first
+  // trigger on; before it the output is free.
+  TriggerScanner triggers_;
+  bool waiting_for_trigger_ = false;  // lazy grammar, no trigger yet
   Status status_;
 };
 

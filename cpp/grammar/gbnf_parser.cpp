@@ -23,9 +23,6 @@ namespace {
 
 using Sequence = std::vector<GrammarSymbol>;
 
-bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
-}
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 class GbnfParser {
@@ -148,7 +145,7 @@ class GbnfParser {
 
   size_t scan_name() const {
     size_t end = pos_;
-    while (end < src_.size() && is_name_char(src_[end])) ++end;
+    while (end < src_.size() && is_rule_name_char(src_[end])) ++end;
     return end;
   }
 
@@ -191,7 +188,7 @@ class GbnfParser {
         ++pos_;
         last_item = seq.size();
         seq.push_back({GrammarSymbol::kChars, char_set({{0, kMaxCodePoint}}, false)});
-      } else if (is_name_char(c)) {
+      } else if (is_rule_name_char(c)) {
         const size_t end = scan_name();
         last_item = seq.size();
         seq.push_back({GrammarSymbol::kRule, rule_id(src_.substr(pos_, end - pos_), pos_)});

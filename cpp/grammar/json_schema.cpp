@@ -219,9 +219,22 @@ std::string JsonGrammarBuilder::primitive(std::string_view name) {
 
 std::string JsonGrammarBuilder::grammar(const std::string& root_expression) {
   const std::string ws = primitive("ws");
-  std::string out = "root ::= " + ws + " " + root_expression + " " + ws + "\n";
+  return "root ::= " + ws + " " + root_expression + " " + ws + "\n" + rules_text();
+}
+
+std::string JsonGrammarBuilder::rules_text() const {
+  std::string out;
   for (const auto& [name, body] : rules_) out += name + " ::= " + body + "\n";
   return out;
+}
+
+Status JsonGrammarBuilder::reserve_name(const std::string& name) {
+  if (find_builtin(name)) {
+    return Status::error(ErrorCode::kInvalidArgument, "grammar: rule name '%s' is reserved for the JSON rules",
+                         name.c_str());
+  }
+  names_.insert(name);
+  return {};
 }
 
 // ---- the schema compiler ----

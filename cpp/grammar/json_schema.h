@@ -56,6 +56,11 @@ class JsonGrammarBuilder {
   std::string add_rule(std::string_view name, const std::string& body);
   // The complete grammar: root ::= ws <root_expression> ws, then every rule.
   std::string grammar(const std::string& root_expression);
+  // Every rule added so far, one `name ::= body` line each (no root).
+  std::string rules_text() const;
+  // Keeps the builder's rules off `name`, a rule of a grammar they will join.
+  // kInvalidArgument if it is a built-in's name (ws, value, string, ...).
+  Status reserve_name(const std::string& name);
 
   // A rule from the built-in set (value, object, array, string, char, number,
   // integer, boolean, null, ws, date, time, date-time, uuid, ...).

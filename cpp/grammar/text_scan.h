@@ -10,6 +10,11 @@
 
 namespace wllm {
 
+// Whether `c` may be part of a GBNF rule name.
+inline bool is_rule_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+}
+
 // The value of a hexadecimal digit, or -1.
 inline int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -9,8 +9,13 @@ constexpr size_t kCachedMasks = 8;
 
 }  // namespace
 
-TokenMasker::TokenMasker(std::shared_ptr<const Grammar> grammar, const TokenTrie& trie)
-    : matcher_(std::move(grammar)), trie_(trie), cache_(kCachedMasks), state_at_depth_(trie.max_depth() + 1) {
+TokenMasker::TokenMasker(std::shared_ptr<const Grammar> grammar, const TokenTrie& trie,
+                         std::vector<PreservedToken> preserved)
+    : matcher_(std::move(grammar)),
+      trie_(trie),
+      preserved_(std::move(preserved)),
+      cache_(kCachedMasks),
+      state_at_depth_(trie.max_depth() + 1) {
   const size_t words = (static_cast<size_t>(trie.n_vocab()) + 31) / 32;
   for (CachedMask& m : cache_) m.bits.assign(words, 0);
 }
@@ -55,6 +60,9 @@ void TokenMasker::walk(StateId state, CachedMask* out) {
     for (const int32_t* t = trie_.tokens_begin(i); t != trie_.tokens_end(i); ++t) allow(*t);
     ++i;
   }
+  for (const PreservedToken& p : preserved_) {
+    if (accept_bytes(state, p.text) != GrammarMatcher::kDead) allow(p.id);
+  }
   if (matcher_.can_end(state)) {
     for (int32_t t : trie_.end_tokens()) allow(t);
   }
@@ -64,9 +72,21 @@ void TokenMasker::walk(StateId state, CachedMask* out) {
 
 TokenMasker::StateId TokenMasker::accept(StateId state, int32_t token) {
   if (token < 0 || token >= trie_.n_vocab() || trie_.is_end_token(token)) return GrammarMatcher::kDead;
-  const std::string_view bytes = trie_.bytes(token);
+  const std::string_view bytes = token_bytes(token);
   if (bytes.empty()) return GrammarMatcher::kDead;
   return accept_bytes(state, bytes);
+}
+
+std::string_view TokenMasker::token_bytes(int32_t token) const {
+  const std::string* text = preserved_text(token);
+  return text ? std::string_view(*text) : trie_.bytes(token);
+}
+
+const std::string* TokenMasker::preserved_text(int32_t token) const {
+  for (const PreservedToken& p : preserved_) {
+    if (p.id == token) return &p.text;
+  }
+  return nullptr;
 }
 
 TokenMasker::StateId TokenMasker::accept_bytes(StateId state, std::string_view bytes) {

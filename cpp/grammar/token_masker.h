@@ -7,12 +7,16 @@
 // end). Masks of recent states are kept, since the same state often comes
 // back (every token inside a JSON string leaves the matcher where it was).
 //
+// Preserved tokens are control tokens (no bytes in the trie) that count as
+// their text: the grammar matches "<|python_tag|>" against that token too.
+//
 // One TokenMasker per grammar, reused by every generation with that grammar
 // (its caches stay warm); one generation at a time.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,7 +29,13 @@ class TokenMasker {
  public:
   using StateId = GrammarMatcher::StateId;
 
-  TokenMasker(std::shared_ptr<const Grammar> grammar, const TokenTrie& trie);
+  struct PreservedToken {
+    int32_t id;
+    std::string text;
+  };
+
+  TokenMasker(std::shared_ptr<const Grammar> grammar, const TokenTrie& trie,
+              std::vector<PreservedToken> preserved = {});
 
   StateId initial_state() const { return matcher_.initial_state(); }
   // Bits of the allowed tokens (token t: bit t % 32 of word t / 32), valid
@@ -36,6 +46,10 @@ class TokenMasker {
   StateId accept(StateId state, int32_t token);
   // The state after `bytes` (e.g. text forced into the output), or kDead.
   StateId accept_bytes(StateId state, std::string_view bytes);
+  // The bytes the grammar sees for `token`: a preserved token's text, else
+  // its piece ("" for other control tokens).
+  std::string_view token_bytes(int32_t token) const;
+  bool is_preserved(int32_t token) const { return preserved_text(token) != nullptr; }
   bool can_end(StateId state) const { return matcher_.can_end(state); }
   bool must_end(StateId state) const { return matcher_.must_end(state); }
   // Between tokens: drops the caches if they outgrew their budget (the
@@ -53,9 +67,11 @@ class TokenMasker {
     std::vector<uint32_t> bits;
   };
   void walk(StateId state, CachedMask* out);
+  const std::string* preserved_text(int32_t token) const;
 
   GrammarMatcher matcher_;
   const TokenTrie& trie_;
+  std::vector<PreservedToken> preserved_;  // a few: searched linearly
   std::vector<CachedMask> cache_;       // a few recent masks
   uint64_t uses_ = 0;
   std::vector<StateId> state_at_depth_;  // walk scratch: [trie depth]

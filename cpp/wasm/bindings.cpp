@@ -85,8 +85,21 @@ val stats_object(const GenerateStats& st) {
   return out;
 }
 
+// The strings of the array obj[key] (none if it is absent); other items are skipped.
+std::vector<std::string> strings_of(const val& obj, const char* key) {
+  std::vector<std::string> out;
+  const val list = obj[key];
+  if (!list.isArray()) return out;
+  const int n = list["length"].as<int>();
+  for (int i = 0; i < n; ++i) {
+    if (list[i].isString()) out.push_back(list[i].as<std::string>());
+  }
+  return out;
+}
+
 // options.constraint: {kind: 'grammar' | 'json' | 'json_object' | 'json_schema', text}
-// (js/options.js checks and builds it); absent: no constraint.
+// (js/options.js checks and builds it); a grammar may add {schemas: [{name, schema}],
+// preservedTokens, triggers, startTriggers} (js/tool-calls.js); absent: no constraint.
 Result<OutputConstraint> constraint_from(const val& options) {
   OutputConstraint c;
   if (options.isUndefined() || options.isNull()) return c;
@@ -105,6 +118,20 @@ Result<OutputConstraint> constraint_from(const val& options) {
     return Status::error(ErrorCode::kInvalidArgument, "unknown output constraint '%s'", kind.c_str());
   }
   if (spec["text"].isString()) c.text = spec["text"].as<std::string>();
+  const val schemas = spec["schemas"];
+  if (schemas.isArray()) {
+    const int n = schemas["length"].as<int>();
+    for (int i = 0; i < n; ++i) {
+      const val s = schemas[i];
+      if (!s["name"].isString() || !s["schema"].isString()) {
+        return Status::error(ErrorCode::kInvalidArgument, "constraint schema %d must be {name, schema} strings", i);
+      }
+      c.schemas.push_back({s["name"].as<std::string>(), s["schema"].as<std::string>()});
+    }
+  }
+  c.preserved_tokens = strings_of(spec, "preservedTokens");
+  c.triggers = strings_of(spec, "triggers");
+  c.start_triggers = strings_of(spec, "startTriggers");
   return c;
 }
 

@@ -1,7 +1,8 @@
 // The demo page (web-demo/) in Chromium, used through its controls: the
 // native CLI's exact text streamed into the page, threads on an isolated page
 // and the single-thread build without isolation, Stop, the OPFS cache across
-// a reload, local files, readable errors the page recovers from, and chat.
+// a reload, local files, readable errors the page recovers from, chat, and
+// chat's JSON mode with a schema.
 // No test may leave an uncaught error or a console error on the page.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -296,6 +297,62 @@ describe('cross-origin isolated page: the threaded build', () => {
     await demo.generate('Hello!');
     expect(await page.locator('#chat-log .message').count()).toBe(2);
     await demo.setMode('complete');
+  });
+
+  it('chat\'s JSON mode gives replies valid against the schema in its box, and readable errors for a bad schema', async () => {
+    const { demo, page } = t;
+    await demo.settings({ temperature: 0.8, seed: 5, maxTokens: 120 });
+    await demo.loadPreset(LOCAL_PRESET);
+    await demo.setMode('chat');
+    await page.click('#new-chat');
+    expect(await page.isVisible('#json-mode')).toBe(true);
+    expect(await page.isDisabled('#json-schema')).toBe(true);  // until JSON mode is on
+    await page.check('#json-toggle');
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string', minLength: 1, maxLength: 10 }, age: { type: 'integer', minimum: 0, maximum: 99 } },
+      required: ['name', 'age'],
+    };
+    await page.fill('#json-schema', JSON.stringify(schema));
+    await demo.generate('Who is the hero?');
+    const reply = await page.locator('#chat-log .message.assistant .content').last().textContent();
+    const value = JSON.parse(reply);
+    expect(Object.keys(value).sort()).toEqual(['age', 'name']);
+    expect(value.age).toBeLessThanOrEqual(99);
+    // The library's reply for the same conversation and format.
+    const reference = await page.evaluate(async ({ url, schema }) => {
+      const { LLM } = await new Function('return import("/js/browser.js")')();
+      const llm = await LLM.load(url, { threads: 1 });
+      try {
+        const format = { type: 'json_schema', schema };
+        return await llm.chat([{ role: 'user', content: 'Who is the hero?' }], { format, temperature: 0.8, seed: 5, maxTokens: 120, topK: 40, topP: 0.95 });
+      } finally {
+        await llm.dispose();
+      }
+    }, { url: MODEL_PATH, schema });
+    expect(reply).toBe(reference);
+
+    // A schema that is not JSON is refused before generating.
+    await page.fill('#json-schema', '{"type": ');
+    await page.fill('#prompt', 'Again');
+    await page.click('#generate');
+    expect(await demo.error()).toMatchObject({ title: 'The JSON schema is not valid JSON.' });
+    expect(await page.inputValue('#prompt')).toBe('Again');
+    // One the engine cannot enforce names the keyword.
+    await page.fill('#json-schema', '{"type": "number", "multipleOf": 3}');
+    await demo.generate('Again');
+    const error = await demo.error();
+    expect(error.title).toBe('The JSON schema cannot be used.');
+    expect(error.detail).toContain("'multipleOf' is not supported");
+    // Off again: free text.
+    await page.fill('#json-schema', '');
+    await page.uncheck('#json-toggle');
+    expect(await page.isDisabled('#json-schema')).toBe(true);
+    await demo.generate('Tell me more.');
+    expect(await demo.error()).toBeNull();
+    await page.click('#new-chat');
+    await demo.setMode('complete');
+    expect(await page.isVisible('#json-mode')).toBe(false);
   });
 });
 

@@ -53,6 +53,13 @@ class EngineTest : public ::testing::Test {
 };
 std::vector<uint8_t>* EngineTest::file_ = nullptr;
 
+OutputConstraint constraint(OutputConstraint::Kind kind, std::string text) {
+  OutputConstraint c;
+  c.kind = kind;
+  c.text = std::move(text);
+  return c;
+}
+
 std::string generate(Engine& e, const std::string& prompt, GenerateOptions g, GenerateStats* stats = nullptr) {
   std::string out;
   Result<GenerateStats> r = e.generate(prompt, g, [&](std::string_view t) { out.append(t); });
@@ -218,7 +225,7 @@ TEST_F(EngineTest, ConstrainedOutputFollowsTheGrammarAndEndsWithIt) {
   GenerateOptions g;
   g.max_tokens = 100;
   g.sampling.seed = 7;
-  g.constraint = {OutputConstraint::Kind::kGrammar, "root ::= \"Tom \" [a-z]{1,8} \"s.\"\n"};
+  g.constraint = constraint(OutputConstraint::Kind::kGrammar, "root ::= \"Tom \" [a-z]{1,8} \"s.\"\n");
   GenerateStats st;
   const std::string text = generate(e, "Once upon a time", g, &st);
   ASSERT_GE(text.size(), 6u);
@@ -237,17 +244,52 @@ TEST_F(EngineTest, ConstrainedOutputFollowsTheGrammarAndEndsWithIt) {
   EXPECT_EQ(st.stop_reason, StopReason::kEndOfGeneration);
 }
 
+TEST_F(EngineTest, LazyGrammarTakesOverAtItsTrigger) {
+  Engine e;
+  ASSERT_TRUE(load(&e, *file_, {.n_ctx = 256, .n_threads = 1}).ok());
+  GenerateOptions g;
+  g.max_tokens = 60;
+  g.sampling.temperature = 0;
+  const std::string free_text = generate(e, "Once upon a time", g);
+  const size_t was = free_text.find(" was");
+  ASSERT_NE(was, std::string::npos) << free_text;
+  // Free until " was", then the grammar: the text before it is the free text's.
+  g.constraint = constraint(OutputConstraint::Kind::kGrammar, "root ::= \" was \" [0-9]{3} \" cats.\"\n");
+  g.constraint.triggers = {" was"};
+  GenerateStats st;
+  const std::string text = generate(e, "Once upon a time", g, &st);
+  EXPECT_EQ(text.substr(0, was), free_text.substr(0, was));
+  const std::string tail = text.substr(was);
+  ASSERT_EQ(tail.size(), 14u) << text;
+  EXPECT_EQ(tail.substr(0, 5), " was ");
+  EXPECT_EQ(tail.substr(8), " cats.");
+  EXPECT_EQ(st.stop_reason, StopReason::kEndOfGeneration);
+  // A trigger the model completes with bytes the grammar rejects (" wa" by
+  // " was"): that token is drawn again under the grammar.
+  g.constraint.text = "root ::= \" wazoo.\"\n";
+  g.constraint.triggers = {" wa"};
+  EXPECT_EQ(generate(e, "Once upon a time", g), free_text.substr(0, was) + " wazoo.");
+  // A start trigger holds only at the start of the output (after whitespace).
+  ASSERT_EQ(free_text.substr(0, 6), ", ther");
+  g.constraint.triggers = {};
+  g.constraint.start_triggers = {", the"};
+  g.constraint.text = "root ::= \", the end.\"\n";
+  EXPECT_EQ(generate(e, "Once upon a time", g), ", the end.");
+  g.constraint.start_triggers = {" was"};  // not at the start: never triggers
+  EXPECT_EQ(generate(e, "Once upon a time", g), free_text);
+}
+
 TEST_F(EngineTest, BadGrammarOrSchemaFailsBeforeGenerating) {
   Engine e;
   ASSERT_TRUE(load(&e, *file_, {.n_ctx = 256, .n_threads = 1}).ok());
   GenerateOptions g;
-  g.constraint = {OutputConstraint::Kind::kGrammar, "root ::= [a-z\n"};
+  g.constraint = constraint(OutputConstraint::Kind::kGrammar, "root ::= [a-z\n");
   Status s = e.start_generation("Hi", g);
   EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(s.message().find("grammar: line 1, column 10: the character set is not closed"), std::string::npos)
       << s.message();
   EXPECT_EQ(e.generation(), nullptr);
-  g.constraint = {OutputConstraint::Kind::kJsonSchema, R"({"type": "object", "propertyNames": {}})"};
+  g.constraint = constraint(OutputConstraint::Kind::kJsonSchema, R"({"type": "object", "propertyNames": {}})");
   s = e.start_generation("Hi", g);
   EXPECT_NE(s.message().find("JSON schema at the root: 'propertyNames' is not supported"), std::string::npos)
       << s.message();

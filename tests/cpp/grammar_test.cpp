@@ -2,8 +2,10 @@
 // the matcher (what it accepts and rejects, byte by byte, UTF-8 included),
 // the JSON reader, exact number ranges (against a brute-force oracle), regex
 // patterns, every JSON Schema keyword (and the errors for the unsupported
-// ones), and token masking: the trie walk must give exactly the tokens
-// whose bytes the matcher accepts one by one, on real vocabularies.
+// ones), grammars that embed schemas, lazy grammars' triggers, and token
+// masking: the trie walk must give exactly the tokens whose bytes the
+// matcher accepts one by one, on real vocabularies (preserved control
+// tokens included).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,6 +23,7 @@
 #include "grammar/pattern_grammar.h"
 #include "grammar/token_masker.h"
 #include "grammar/token_trie.h"
+#include "grammar/trigger_scanner.h"
 #include "shared_vocab.h"
 #include "tokenizer/tokenizer.h"
 
@@ -534,6 +537,73 @@ TEST(JsonSchema, BuilderEmbedsSchemasInLargerGrammars) {
   EXPECT_FALSE(m.whole(R"({"name": "weather", "arguments": {}})"));
 }
 
+TEST(OutputConstraint, GrammarsUseSchemasByName) {
+  // A tool call's shape: the grammar writes the envelope, each schema is a rule.
+  OutputConstraint c;
+  c.kind = OutputConstraint::Kind::kGrammar;
+  c.text = "root ::= \"<call>\" ( weather | add ) \"</call>\"\n"
+           "weather ::= \"weather \" weather-args\nadd ::= \"add \" add-args\n";
+  c.schemas = {{"weather-args", R"({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})"},
+               {"add-args", R"({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2})"}};
+  Result<std::string> gbnf = constraint_gbnf(c);
+  ASSERT_TRUE(gbnf.ok()) << gbnf.status().message();
+  Matches m(*gbnf);
+  EXPECT_TRUE(m.whole(R"(<call>weather {"city": "Oslo"}</call>)"));
+  EXPECT_TRUE(m.whole("<call>add [1, 2]</call>"));
+  EXPECT_FALSE(m.whole("<call>weather {}</call>"));
+  EXPECT_FALSE(m.whole("<call>add [1]</call>"));
+  // The schemas' own rules keep off the grammar's names (its "value" is not JSON's).
+  c.text += "city ::= \"x\"\n";
+  EXPECT_TRUE(constraint_gbnf(c).ok());
+
+  // Errors name the schema, and names the JSON rules need are refused.
+  c.schemas[0].json = R"({"type": "object", "properties": {"n": {"type": "number", "multipleOf": 2}}})";
+  expect_error(constraint_gbnf(c).status(), "schema 'weather-args': JSON schema at /properties/n: 'multipleOf' is not supported");
+  c.schemas[0].json = "{";
+  expect_error(constraint_gbnf(c).status(), "schema 'weather-args': line 1, column 2");
+  c.schemas = {{"weather", "{}"}};
+  expect_error(constraint_gbnf(c).status(), "rule 'weather' is defined and also names a schema");
+  c.schemas = {{"ws", "{}"}};
+  expect_error(constraint_gbnf(c).status(), "rule name 'ws' is reserved for the JSON rules");
+}
+
+TEST(TriggerScanner, FindsTheFirstTriggerAcrossTokens) {
+  TriggerScanner s({"<tool_call>", "[TOOL_CALLS]"}, {});
+  TriggerScanner::Match m;
+  EXPECT_FALSE(s.find("Let me check. <tool", &m));
+  s.push("Let me check. <tool");
+  ASSERT_TRUE(s.find("_call>\n{", &m));
+  EXPECT_EQ(m.text, "<tool_call>\n{");
+  EXPECT_EQ(m.before, 5u);  // "<tool" came before the token
+  // Within one token: the trigger's own bytes only, none before it.
+  TriggerScanner t({"<tool_call>"}, {});
+  ASSERT_TRUE(t.find("ok <tool_call>{", &m));
+  EXPECT_EQ(m.text, "<tool_call>{");
+  EXPECT_EQ(m.before, 0u);
+  // The earliest of two triggers wins.
+  ASSERT_TRUE(t.find("x<tool_call>", &m));
+  TriggerScanner both({"BB", "A"}, {});
+  ASSERT_TRUE(both.find("xBBA", &m));
+  EXPECT_EQ(m.text, "BBA");
+}
+
+TEST(TriggerScanner, StartTriggersOnlyAtTheStartAfterWhitespace) {
+  TriggerScanner s({}, {"{\"name\""});
+  TriggerScanner::Match m;
+  EXPECT_FALSE(s.find(" \n", &m));
+  s.push(" \n");
+  EXPECT_FALSE(s.find("{\"", &m));
+  s.push("{\"");
+  ASSERT_TRUE(s.find("name\": 1", &m));
+  EXPECT_EQ(m.text, "{\"name\": 1");
+  EXPECT_EQ(m.before, 2u);
+  // Text that cannot begin the trigger disarms it for good.
+  TriggerScanner late({}, {"{"});
+  EXPECT_FALSE(late.find("Sure", &m));
+  late.push("Sure");
+  EXPECT_FALSE(late.find(" {", &m));
+}
+
 TEST(JsonMode, AnyValueOrAnObject) {
   Matches value(json_gbnf(false));
   EXPECT_TRUE(value.whole("\n  [1, \"two\", {\"3\": null}, false]"));
@@ -598,6 +668,31 @@ TEST(TokenMasker, TrieWalkEqualsBruteForceOnRealVocabularies) {
       EXPECT_GT(checked, 5u);
     }
   }
+}
+
+TEST(TokenMasker, PreservedControlTokensCountAsTheirText) {
+  // Qwen2's <|im_start|> is a control token: it prints nothing, and no grammar
+  // can use it, unless it is preserved.
+  const Tokenizer tokenizer = load_vocab("vocab/ggml-vocab-qwen2.gguf");
+  const std::vector<int32_t> ids = tokenizer.encode("<|im_start|>", false, true);
+  ASSERT_EQ(ids.size(), 1u);
+  ASSERT_TRUE(tokenizer.is_control(ids[0]));
+  const TokenTrie trie(tokenizer);
+  const std::string gbnf = "root ::= \"<|im_start|>\" [a-z]+\n";
+  TokenMasker plain(must_parse(gbnf), trie);
+  EXPECT_EQ(plain.accept(plain.initial_state(), ids[0]), GrammarMatcher::kDead);
+  TokenMasker masker(must_parse(gbnf), trie, {{ids[0], "<|im_start|>"}});
+  EXPECT_TRUE(masker.is_preserved(ids[0]));
+  EXPECT_EQ(masker.token_bytes(ids[0]), "<|im_start|>");
+  size_t count = 0;
+  const uint32_t* bits = masker.mask(masker.initial_state(), &count);
+  EXPECT_TRUE(bits[ids[0] / 32] & (1u << (ids[0] % 32)));
+  EXPECT_EQ(bits, masker.mask(masker.initial_state(), &count));  // cached
+  const TokenMasker::StateId after = masker.accept(masker.initial_state(), ids[0]);
+  ASSERT_NE(after, GrammarMatcher::kDead);
+  bits = masker.mask(after, &count);
+  EXPECT_FALSE(bits[ids[0] / 32] & (1u << (ids[0] % 32)));
+  EXPECT_GT(count, 0u);
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ describe.each(fixtures)('$vocab', (fixture) => {
         } else {
           expect(sha256(template.source ?? llm.info.chatTemplate)).toBe(template.sha256);
           const formatter = new ChatFormatter({ ...llm.info, chatTemplate: template.source ?? llm.info.chatTemplate });
-          render = () => formatter.format(c.messages, { ...options, tools: c.tools });
+          render = () => formatter.format(c.messages, { ...options, context: { tools: c.tools } });
         }
         if (c.error === undefined) {
           expect(render()).toBe(c.expected);

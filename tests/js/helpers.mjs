@@ -129,3 +129,23 @@ export async function serveFiles(files, { answer = () => ({}) } = {}) {
       }),
   };
 }
+
+// A GGUF file (version 3) holding only an SPM vocabulary: tokens and their types.
+export function tinyVocabGguf(tokens, types) {
+  const parts = [];
+  const u32 = (v) => { const b = Buffer.alloc(4); b.writeUInt32LE(v); parts.push(b); };
+  const u64 = (v) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); parts.push(b); };
+  const str = (s) => { const b = Buffer.from(s, 'utf8'); u64(b.length); parts.push(b); };
+  parts.push(Buffer.from('GGUF'));
+  u32(3);
+  u64(0);  // tensors
+  u64(4);  // key-value pairs
+  str('tokenizer.ggml.model'); u32(8); str('llama');
+  str('tokenizer.ggml.tokens'); u32(9); u32(8); u64(tokens.length); tokens.forEach(str);
+  str('tokenizer.ggml.scores'); u32(9); u32(6); u64(tokens.length);
+  for (let i = 0; i < tokens.length; i += 1) { const b = Buffer.alloc(4); b.writeFloatLE(-i); parts.push(b); }
+  str('tokenizer.ggml.token_type'); u32(9); u32(5); u64(types.length);
+  for (const t of types) { const b = Buffer.alloc(4); b.writeInt32LE(t); parts.push(b); }
+  const bytes = Buffer.concat(parts);
+  return Buffer.concat([bytes, Buffer.alloc((32 - (bytes.length % 32)) % 32)]);
+}

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LLM } from '../../js/index.js';
 import {
   BENCH_OPTIONS, EMBED_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, RANK_OPTIONS, TOKENIZE_OPTIONS,
+  TOOL_OPTIONS,
 } from '../../js/option-names.js';
 import { interfaceMembers } from './declarations.mjs';
 import { modelPath } from './helpers.mjs';
@@ -45,6 +46,7 @@ describe('the options each call accepts', () => {
     expect(BENCH_OPTIONS).toEqual(interfaceMembers('BenchOptions'));
     expect(EMBED_OPTIONS).toEqual(interfaceMembers('EmbedOptions'));
     expect(RANK_OPTIONS).toEqual(interfaceMembers('RankOptions'));
+    expect(TOOL_OPTIONS).toEqual(interfaceMembers('ToolOptions'));
   });
 
   it('LLM.load takes every documented option at once', async () => {
@@ -90,7 +92,7 @@ describe('the options each call accepts', () => {
     const tokenize = { addSpecial: false, parseSpecial: true };
     expect(Object.keys(tokenize)).toEqual(interfaceMembers('TokenizeOptions'));
     expect((await llm.tokenize('Once', tokenize))[0]).not.toBe(1);  // no BOS
-    const formatChat = { addGenerationPrompt: false };
+    const formatChat = { addGenerationPrompt: false, tools: [], toolChoice: 'none' };
     expect(Object.keys(formatChat)).toEqual(interfaceMembers('FormatChatOptions'));
     expect(llm.formatChat([{ role: 'user', content: 'Hi' }], formatChat)).toBe('<|im_start|>user\nHi<|im_end|>\n');
     const bench = { promptTokens: 8, generateTokens: 4 };

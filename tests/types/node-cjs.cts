@@ -1,7 +1,7 @@
 // The API from a CommonJS module, typed: LLM.load directly, the rest through
 // api(); errors branched on by code, which needs no class. Type-checked, never run.
 import wasmLlm = require('wasm-llm');
-import type { ErrorCode, GenerationStats, LLMInstance, LoadOptions } from 'wasm-llm';
+import type { ChatCompletion, ChatReply, ErrorCode, GenerationStats, LLMInstance, LoadOptions } from 'wasm-llm';
 
 async function main(): Promise<void> {
   const options: LoadOptions = { threads: 1, contextSize: 256 };
@@ -9,6 +9,9 @@ async function main(): Promise<void> {
   let stats: GenerationStats | undefined;
   const text: string = await llm.generate('Once upon a time', { maxTokens: 20, onStats: (s) => (stats = s) });
   console.log(text, stats?.prefillSeconds);
+  const reply: ChatReply = await llm.chat([{ role: 'user', content: 'Hi' }], { tools: [{ name: 'now' }] });
+  const completion: ChatCompletion = await llm.chat.completions.create({ messages: [{ role: 'user', content: 'Hi' }] });
+  console.log(reply.toolCalls, completion.choices[0].message.content);
   await llm.dispose();
 
   const { LLM, LoadError } = await wasmLlm.api();

@@ -6,6 +6,9 @@ import {
   AbortError, DEFAULT_MODEL, GenerationError, LLM, LLMError, LoadError, MODELS,
   type BenchOptions, type EmbedOptions, type ErrorCode, type FormatChatOptions, type GenerateOptions,
   type GenerationStats, type LoadOptions, type LoadProgress, type ModelInfo, type RankOptions, type TokenizeOptions,
+  type ChatCompletion, type ChatCompletionChunk, type ChatCompletionMessageParam, type ChatCompletionRequest,
+  type ChatMessage, type ChatReply, type Completion, type CompletionRequest, type ToolCall, type ToolChatStats,
+  type ToolOptions,
 } from 'wasm-llm';
 
 const controller = new AbortController();
@@ -79,7 +82,7 @@ for await (const piece of llm.chatStream([{ role: 'user', content: 'Hi' }], { ma
 const reply: string = await llm.chat([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }]);
 console.log(reply);
 
-const formatOptions = { addGenerationPrompt: false } satisfies Required<FormatChatOptions>;
+const formatOptions = { addGenerationPrompt: false, tools: [], toolChoice: 'none' } satisfies Required<FormatChatOptions>;
 const prompt: string = llm.formatChat([{ role: 'user', content: 'Hi' }], formatOptions);
 const tokenizeOptions = { addSpecial: false, parseSpecial: true } satisfies Required<TokenizeOptions>;
 const ids: number[] = await llm.tokenize(prompt, tokenizeOptions);
@@ -162,5 +165,76 @@ await LLM.load('stories260K', { gpuLayers: 99 });
 console.log(llm.lastStats);
 // @ts-expect-error: the abort code is lowercase, like every code
 if (new AbortError().code === 'ABORT_ERR') console.log('old code');
+
+// Tool calls: chat() with tools resolves to the reply message, which goes back into the conversation.
+const weather = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'The weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+} as const;
+const toolOptions = {
+  tools: [weather, { name: 'now', description: 'The time' }],
+  toolChoice: { type: 'function', function: { name: 'get_weather' } },
+  parallelToolCalls: false,
+} satisfies Required<ToolOptions>;
+const conversation: ChatMessage[] = [{ role: 'user', content: 'Weather in Paris?' }];
+const toolReply: ChatReply = await llm.chat(conversation, { ...toolOptions, maxTokens: 64 });
+conversation.push(toolReply);
+for (const call of toolReply.toolCalls) {
+  const city = call.arguments['city'];
+  conversation.push({ role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify({ city, temp: 21 }) });
+}
+const answer2: ChatReply = await llm.chat(conversation, { tools: toolOptions.tools, toolChoice: 'auto' });
+console.log(answer2.content, llm.formatChat(conversation, { tools: toolOptions.tools, toolChoice: 'none' }));
+const toolStream = llm.chatStream(conversation, { tools: [weather] });
+for (let r = await toolStream.next(); ; r = await toolStream.next()) {
+  if (r.done) {
+    const calls: ToolCall[] = (r.value satisfies ToolChatStats).toolCalls;
+    console.log(calls.length);
+    break;
+  }
+  console.log(r.value);
+}
+// @ts-expect-error: a tool call's arguments are an object, not JSON text
+conversation.push({ role: 'assistant', content: '', toolCalls: [{ id: 'x', name: 'now', arguments: '{}' }] });
+
+// The OpenAI-style API: every parameter, a completion, a stream of chunks, the SDK's spelling.
+const messages: ChatCompletionMessageParam[] = [
+  { role: 'developer', content: 'Be brief.' },
+  { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+  { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+  { role: 'tool', tool_call_id: 'c1', content: '{"temp": 21}' },
+];
+const request = {
+  model: 'stories260K', stream: false, stream_options: null, max_tokens: 64, stop: ['\n\n'], seed: 1,
+  temperature: 0.7, top_p: 0.9, top_k: 40, min_p: 0.05, repetition_penalty: 1.1, frequency_penalty: 0,
+  presence_penalty: 0, n: 1, logprobs: false, top_logprobs: null, logit_bias: {}, user: 'me', messages,
+  max_completion_tokens: null, response_format: { type: 'text' }, tools: [weather], tool_choice: 'auto',
+  parallel_tool_calls: true, store: false, metadata: null, service_tier: null, modalities: null, audio: null,
+  prediction: null, reasoning_effort: null, web_search_options: null, functions: null, function_call: null,
+} satisfies Required<ChatCompletionRequest>;
+const completion: ChatCompletion = await llm.createChatCompletion(request, { signal: controller.signal });
+const choice = completion.choices[0];
+console.log(choice.message.content, choice.message.tool_calls?.[0]?.function.arguments, choice.finish_reason,
+  completion.usage.total_tokens);
+const chunks: AsyncIterable<ChatCompletionChunk> = await llm.chat.completions.create({
+  messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true },
+  response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' }, strict: true } },
+});
+for await (const chunk of chunks) console.log(chunk.choices[0]?.delta.content ?? '', chunk.usage?.prompt_tokens);
+const textRequest = {
+  model: null, stream: false, stream_options: null, max_tokens: 16, stop: null, seed: null, temperature: 0,
+  top_p: null, top_k: null, min_p: null, repetition_penalty: null, frequency_penalty: null, presence_penalty: null,
+  n: null, logprobs: null, top_logprobs: null, logit_bias: null, user: null, prompt: 'Once upon a time', echo: false,
+  suffix: '', best_of: 1,
+} satisfies Required<CompletionRequest>;
+const textCompletion: Completion = await llm.completions.create(textRequest);
+console.log(textCompletion.choices[0]?.text, textCompletion.usage?.completion_tokens);
+for await (const chunk of await llm.createCompletion({ prompt: 'Once', stream: true })) console.log(chunk.choices[0]?.text);
+// @ts-expect-error: only one choice
+await llm.createChatCompletion({ messages, n: 2 });
 
 await llm.dispose();

@@ -1,6 +1,7 @@
 // The API in a browser app, typed as a bundler project sees it: every load
 // and generate option, the sources a page has (File, Blob, a fetch body, a
-// URL relative to the page), errors by code and stats per call.
+// URL relative to the page), errors by code, stats per call, and an
+// OpenAI-style stream.
 // Type-checked, never run.
 import {
   AbortError, LLM, LLMError, LoadError,
@@ -74,6 +75,11 @@ async function run(input: HTMLInputElement): Promise<void> {
         document.body.append(next.value);
       }
       console.log(stats.generatedTokens, stats.stopReason);
+      // A WebLLM app's streamed chat, unchanged but for the engine it calls.
+      const chunks = await llm.chat.completions.create({
+        messages: [{ role: 'user', content: text }], stream: true, stream_options: { include_usage: true },
+      });
+      for await (const chunk of chunks) document.body.append(chunk.choices[0]?.delta.content ?? '');
       await llm.dispose();
     } catch (error) {
       if (error instanceof AbortError) continue;
