@@ -12,11 +12,24 @@ import { AbortError, GenerationError, LoadError, errorFromDescription } from './
 
 // How long terminate() lets a running load clean up before the worker is stopped.
 const TERMINATE_GRACE_MS = 5000;
+// How long a worker may take to create its threads' workers, between its
+// 'creating-threads' and 'threads-created' messages. It waits for no network
+// then (the scripts load later), only for this thread: Firefox creates a
+// worker inside a worker through a synchronous round trip to the page's
+// thread, and now and then that never returns. A timer that fires more than
+// LATE_TIMER_MS late means this thread was busy, so the worker waits anew.
+const THREAD_START_MS = 5000;
+const LATE_TIMER_MS = 1000;
+
+// The worker never finished creating its threads' workers (see THREAD_START_MS);
+// LLM.load starts another worker once.
+export class ThreadStartError extends LoadError {}
 
 export class WorkerClient {
   // Waits for the worker's 'ready' message; rejects with LoadError if it fails
-  // to start, or with AbortError as soon as `signal` fires (the worker fetches
-  // and compiles the wasm binary first, which a stalled network can hold up).
+  // to start (ThreadStartError if it stalled creating its threads), or with
+  // AbortError as soon as `signal` fires (the worker fetches and compiles the
+  // wasm binary first, which a stalled network can hold up).
   static async start(port, { signal } = {}) {
     const offs = [];
     try {
@@ -25,9 +38,17 @@ export class WorkerClient {
           code: 'worker_failed',
           cause,
         }));
+        const stalled = (threads) => reject(new ThreadStartError(
+          `cannot start the engine worker: it did not finish creating its ${threads} thread workers in ${THREAD_START_MS / 1000} s`,
+          { code: 'worker_failed' },
+        ));
+        let stopWatchdog = () => {};
+        offs.push(() => stopWatchdog());
         offs.push(port.on('message', (msg) => {
           if (msg.type === 'ready') resolve();
           else if (msg.type === 'init-error') fail(msg.message);
+          else if (msg.type === 'creating-threads') stopWatchdog = watchdog(THREAD_START_MS, () => stalled(msg.threads));
+          else if (msg.type === 'threads-created') stopWatchdog();
         }));
         offs.push(port.on('error', (error) => fail(error?.message ?? String(error), error)));
         offs.push(port.on('exit', (code) => fail(`it exited with code ${code}`)));
@@ -165,6 +186,18 @@ export class WorkerClient {
     const error = (kind) => requestError(kind, 'the engine is not available', this.death);
     for (const [id, entry] of this.pending) this.#settle(id, () => entry.reject(error(entry.kind)));
   }
+}
+
+// Calls onTimeout() once `ms` have passed on time (a timer this thread ran
+// late gets `ms` more). Returns cancel().
+function watchdog(ms, onTimeout) {
+  let timer;
+  const wait = () => {
+    const due = performance.now() + ms;
+    timer = setTimeout(() => (performance.now() - due > LATE_TIMER_MS ? wait() : onTimeout()), ms);
+  };
+  wait();
+  return () => clearTimeout(timer);
 }
 
 // The LoadError or GenerationError (by `kind`) for a request that failed on

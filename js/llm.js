@@ -4,7 +4,7 @@
 //   { defaultThreads(), threadsSupported(), startWorker(variant, threads, relaxedSimd) → port,
 //     resolveSource(source, options) → {description, transfer}, cache }
 import { ChatFormatter } from './chat.js';
-import { WorkerClient } from './client.js';
+import { ThreadStartError, WorkerClient } from './client.js';
 import { embedArguments, rankArguments } from './embed.js';
 import { AbortError, asInvalidArgument, checkArguments } from './errors.js';
 import {
@@ -42,7 +42,7 @@ export class LLM {
     const transfer = [...resolved.transfer, ...(tokenizer?.transfer ?? [])];
     throwIfAborted(signal);
     const variant = threads > 1 ? 'mt' : 'st';
-    const client = await WorkerClient.start(await platform.startWorker(variant, threads, opts.relaxedSimd), { signal });
+    const client = await startEngineWorker(platform, [variant, threads, opts.relaxedSimd], signal);
     try {
       const info = await client.request(
         'load',
@@ -231,6 +231,26 @@ export class LLM {
   // Stops the worker and frees its memory; pending requests reject, later calls fail.
   async dispose() {
     await this.client.terminate();
+  }
+}
+
+// Starts an engine worker (platform.startWorker(...workerArguments)) and
+// waits until it is ready. A worker that stalled creating its threads'
+// workers (a Firefox fault, see js/client.js) is replaced once, with a
+// warning; a second stall rejects with that LoadError (code worker_failed).
+async function startEngineWorker(platform, workerArguments, signal) {
+  const start = async () => WorkerClient.start(await platform.startWorker(...workerArguments), { signal });
+  try {
+    return await start();
+  } catch (error) {
+    if (!(error instanceof ThreadStartError)) throw error;
+    console.warn(`wasm-llm: ${error.message}; starting another engine worker`);
+  }
+  try {
+    return await start();
+  } catch (error) {
+    if (error instanceof ThreadStartError) error.message += ' (tried twice)';
+    throw error;
   }
 }
 

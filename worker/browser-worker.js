@@ -45,7 +45,8 @@ const THREADED_FILES = {
   },
 };
 
-async function createHost({ variant, threads, relaxedSimd }) {
+// post(message) sends to the caller.
+async function createHost({ variant, threads, relaxedSimd }, post) {
   // The page picked the threaded build by what it can use; this worker may have less.
   if (variant === 'mt' && !canRunThreads()) [variant, threads] = ['st', 1];
   const build = wasmBuild(variant, relaxedSimd);
@@ -57,7 +58,15 @@ async function createHost({ variant, threads, relaxedSimd }) {
     settings.locateFile = (name, prefix) => files[name] ?? prefix + name;
     settings.mainScriptUrlOrBlob = files.glue;
   }
+  // The glue creates the pthread pool's workers in this call. Firefox builds
+  // a worker inside a worker through a synchronous round trip to the page's
+  // thread that now and then never returns, and nothing here can end that
+  // wait: the caller watches for these two messages and replaces a worker
+  // stuck between them (js/client.js).
+  const threaded = Boolean(THREADED_FILES[build]);
+  if (threaded) post({ type: 'creating-threads', threads });
   const created = createWasmLlm(settings);
+  if (threaded) post({ type: 'threads-created' });
   const module = await Promise.race([created, wasm.failure, pthreadPoolFailure(settings)]);
   return new EngineHost(module, threads, {
     readers: { 'stream-port': readPortStream },
@@ -145,5 +154,8 @@ function yieldToEventLoop() {
 let onRequest = null;
 self.addEventListener('message', ({ data }) => {
   if (onRequest) onRequest(data);
-  else if (data?.type === 'init') onRequest = serve((message) => self.postMessage(message), () => createHost(data));
+  else if (data?.type === 'init') {
+    const post = (message) => self.postMessage(message);
+    onRequest = serve(post, () => createHost(data, post));
+  }
 });

@@ -10,6 +10,8 @@
 //                    | {id, type: 'embed', texts, options} | {id, type: 'rank', query, documents}
 //                    | {type: 'abort', id}
 //   worker → caller: {type: 'ready'} | {type: 'init-error', message}  (once, at start)
+//                    | {type: 'creating-threads', threads} then {type: 'threads-created'}
+//                      (at start, from a browser's threaded build: see js/client.js)
 //                    | {id, type: 'progress', progress} | {id, type: 'text', text}
 //                    | {id, type: 'done', result} | {id, type: 'error', error}
 import { describeError } from '../js/errors.js';

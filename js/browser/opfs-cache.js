@@ -7,7 +7,7 @@
 // (LLM.cache). Caching is best effort: when OPFS is missing (some private
 // modes) or full, models still load, just without being kept.
 import { PARTIAL_SUFFIX, cacheFileName, metaFileName } from '../cache-names.js';
-import { openOpfsReader, openOpfsWriter, writeOpfsText } from './opfs-files.js';
+import { canUseSyncAccess, openOpfsReader, openOpfsWriter, writeOpfsText } from './opfs-files.js';
 
 const CACHE_DIR = 'wasm-llm';
 
@@ -33,7 +33,7 @@ export class OpfsModelCache {
     if (!meta || meta.url !== url) return null;
     const handle = await this.#fileHandle(name);
     if (!handle) return null;
-    const reader = await openOpfsReader(handle);
+    const reader = await openOpfsReader(handle, await this.#syncAccess());
     if (reader.size !== meta.size) {
       await reader.close();
       return null;
@@ -46,42 +46,39 @@ export class OpfsModelCache {
   async create(url) {
     const name = cacheFileName(url);
     const partialName = `${name}.${randomId()}${PARTIAL_SUFFIX}`;
+    const syncAccess = await this.#syncAccess();
     let writer = null;
     try {
-      writer = await openOpfsWriter(await this.dir.getFileHandle(partialName, { create: true }));
+      writer = await openOpfsWriter(await this.dir.getFileHandle(partialName, { create: true }), syncAccess);
     } catch (error) {
       return this.#droppedWriter(url, partialName, error);
     }
     let failed = false;
     const drop = async (error) => {
       failed = true;
-      try {
-        writer.close();
-      } catch {
-        // the file is removed anyway
-      }
+      await writer.abort().catch(() => {});  // the file is removed anyway
       await this.#remove(partialName).catch(() => {});
       if (error) warnNotCached(url, error);
     };
     return {
-      write: (bytes) => {
-        if (failed) return undefined;
+      write: async (bytes) => {
+        if (failed) return;
         try {
-          writer.write(bytes);
-          return undefined;
+          await writer.write(bytes);
         } catch (error) {
-          return drop(error);
+          await drop(error);
         }
       },
       commit: async (meta) => {
         if (failed) return;
         try {
-          writer.close();
+          await writer.close();
           // The old entry (if any) goes first, so no metadata ever describes a file being replaced.
           await this.#remove(metaFileName(name));
           await this.#remove(name);
-          await moveFile(this.dir, partialName, name);
-          await writeOpfsText(await this.dir.getFileHandle(metaFileName(name), { create: true }), JSON.stringify(meta));
+          await moveFile(this.dir, partialName, name, syncAccess);
+          const metaHandle = await this.dir.getFileHandle(metaFileName(name), { create: true });
+          await writeOpfsText(metaHandle, JSON.stringify(meta), syncAccess);
         } catch (error) {
           await this.#remove(metaFileName(name)).catch(() => {});
           await this.#remove(name).catch(() => {});
@@ -125,6 +122,11 @@ export class OpfsModelCache {
     }
   }
 
+  // Whether the worker's files go through sync access handles (opfs-files.js).
+  #syncAccess() {
+    return canUseSyncAccess(this.dir, `sync-access-test-${randomId()}${PARTIAL_SUFFIX}`);
+  }
+
   async #readMeta(name) {
     try {
       const handle = await this.dir.getFileHandle(name);
@@ -159,20 +161,24 @@ export class OpfsModelCache {
   }
 }
 
-// Renames `from` to `to` in `dir`: move() where the browser has it, else a copy.
-async function moveFile(dir, from, to) {
+// Renames `from` to `to` in `dir`: move() where the browser has it (WebKit's
+// takes the folder too), else a copy.
+async function moveFile(dir, from, to, syncAccess) {
   const source = await dir.getFileHandle(from);
   if (typeof source.move === 'function') {
-    await source.move(to);
+    await source.move(dir, to);
     return;
   }
-  const reader = await openOpfsReader(source);
-  const writer = await openOpfsWriter(await dir.getFileHandle(to, { create: true }));
+  const reader = await openOpfsReader(source, syncAccess);
+  const writer = await openOpfsWriter(await dir.getFileHandle(to, { create: true }), syncAccess);
   try {
     const chunk = new Uint8Array(8 << 20);
-    for (let n; (n = await reader.read(chunk)) > 0;) writer.write(chunk.subarray(0, n));
+    for (let n; (n = await reader.read(chunk)) > 0;) await writer.write(chunk.subarray(0, n));
+    await writer.close();
+  } catch (error) {
+    await writer.abort().catch(() => {});
+    throw error;
   } finally {
-    writer.close();
     await reader.close();
   }
   await dir.removeEntry(from);

@@ -91,6 +91,29 @@ export async function openTestPage({
   }
 }
 
+// The engine worker's script, as pages start it (js/browser/platform.js).
+export const ENGINE_WORKER = '/worker/browser-worker.js';
+
+// Makes t's page start its engine workers from test scripts: the next ones
+// from `next` (one each, in order), then every one from `always` (null: the
+// real one). window.engineWorkersStarted counts the engine workers started.
+export function replaceEngineWorker(t, { next = [], always = null } = {}) {
+  return t.evaluate(({ next, always, engineWorker }) => {
+    window.engineWorkerScripts = { next, always };
+    if (window.BrowserWorker) return;
+    window.engineWorkersStarted = 0;
+    window.BrowserWorker = window.Worker;
+    window.Worker = class extends window.BrowserWorker {
+      constructor(url, options) {
+        const scripts = window.engineWorkerScripts;
+        const isEngine = new URL(url, location.href).pathname === engineWorker;
+        if (isEngine) window.engineWorkersStarted += 1;
+        super(isEngine ? (scripts.next.shift() ?? scripts.always ?? url) : url, options);
+      }
+    };
+  }, { next, always, engineWorker: ENGINE_WORKER });
+}
+
 // A random-weight model of the stories15M shape with a 2048-token context:
 // small to download, yet a long generation takes seconds (for abort tests).
 // Written into `dir` once; resolves to its file name.

@@ -7,9 +7,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheFileName } from '../../js/cache-names.js';
 import { nativeContinuation } from '../js/helpers.mjs';
-import { browsers, openTestPage } from './browser.mjs';
+import { ENGINE_WORKER, browsers, openTestPage, replaceEngineWorker } from './browser.mjs';
 
 const MODEL_PATH = '/models/stories260K.gguf';
+// The two ways the OPFS cache moves files: sync access handles, and writable
+// streams and Files where createSyncAccessHandle is refused (WebKit in a
+// normal window; its test sessions are private, so that path is tested here
+// in Chromium and Firefox, through an engine worker without sync access
+// handles).
+const CACHE_FILES = [
+  { name: 'sync access handles', engineWorker: null },
+  { name: 'writable streams', engineWorker: '/tests/browser/no-sync-access-worker.js' },
+];
 const prompt = 'Once upon a time';
 const greedy = { maxTokens: 40, temperature: 0 };
 let expected;  // the native CLI's greedy 40 tokens
@@ -119,8 +128,13 @@ describe.each(browsers)('$name', (browser) => {
     });
   });
 
-  describe.runIf(browser.opfs)('the OPFS download cache', () => {
+  describe.each(browser.opfs ? CACHE_FILES : [])('the OPFS download cache, through $name', ({ engineWorker }) => {
+    beforeAll(() => replaceEngineWorker(t, { always: engineWorker }));
+    afterAll(() => replaceEngineWorker(t));
+
     it('stores a download, and a second load reads it from OPFS with no request for the model', async () => {
+      const workerScript = engineWorker ?? ENGINE_WORKER;
+      const workersBefore = t.requestsFor(workerScript).length;
       const before = modelRequests();
       const first = await inPage(t, ({ continuation }, { url }) => continuation(url), { url: modelUrl() });
       expect(first.info.loadedFrom).toBe('network');
@@ -141,6 +155,7 @@ describe.each(browsers)('$name', (browser) => {
         checksum: '0c90b7bce174f328',  // Checksum64, as Node's cache records it (tests/js/cache.test.mjs)
         savedAt: expect.any(Number),
       });
+      expect(t.requestsFor(workerScript).length).toBe(workersBefore + 2);  // each load ran in such a worker
     });
 
     it('LLM.cache.delete and clear remove entries; the next load downloads again', async () => {
@@ -212,6 +227,14 @@ describe.each(browsers)('$name', (browser) => {
         return loads;
       }, { url: modelUrl(), fileName: cacheFileName(modelUrl()), sha256 });
       expect(result).toEqual([['network', true, 'cache', expected], ['network', true, 'cache', expected]]);
+    });
+
+    it('a download that fails its sha256 check keeps nothing, not even a partial file', async () => {
+      await inPage(t, ({ wasmLlm }) => wasmLlm.LLM.cache.clear());
+      const result = await inPage(t, async ({ loadError, opfsNames }, { url }) => ({
+        error: await loadError(url, { sha256: '0'.repeat(64) }), names: await opfsNames(),
+      }), { url: modelUrl() });
+      expect(result).toEqual({ error: expect.objectContaining({ code: 'sha256_mismatch' }), names: [] });
     });
   });
 

@@ -1,13 +1,16 @@
 // An engine worker that cannot start — its script, the wasm glue, the wasm
 // binary or a pthread worker's script fails to load — rejects LLM.load with
 // LoadError instead of leaving it waiting, and the page loads models again
-// once the files are there.
+// once the files are there. An engine worker stuck creating its threads (as
+// Firefox now and then leaves one) is replaced once, then the load fails;
+// WASM_LLM_START_CYCLES=400 also runs that many loads with 2 threads in each
+// engine, every one of which must load.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../js/helpers.mjs';
-import { openTestPage } from './browser.mjs';
+import { browsers, openTestPage, replaceEngineWorker } from './browser.mjs';
 
 const MODEL_PATH = '/models/stories260K.gguf';
 
@@ -99,5 +102,59 @@ describe('a pthread worker script that fails to load', () => {
     const result = await tryLoad(t.page);
     expect(result).toMatchObject({ name: 'LoadError', code: 'worker_failed', isLoadError: true });
     expect(result.message).toMatch(/pthread worker failed to start/);
+  });
+});
+
+// Loads with `threads` in the page and disposes: {loaded, ms, workers (engine
+// workers the page started)} or the error's {name, code, message}.
+function timedLoad(t, threads) {
+  return t.evaluate(async ({ url, threads }) => {
+    const started = performance.now();
+    const workersBefore = window.engineWorkersStarted;
+    try {
+      const llm = await window.wasmLlm.LLM.load(url, { cache: false, threads });
+      await llm.dispose();
+      return { loaded: true, ms: performance.now() - started, workers: window.engineWorkersStarted - workersBefore };
+    } catch (error) {
+      return { name: error.name, code: error.code, message: error.message, workers: window.engineWorkersStarted - workersBefore };
+    }
+  }, { url: MODEL_PATH, threads });
+}
+
+const STUCK_WORKER = '/tests/browser/stuck-threads-worker.js';
+const START_CYCLES = Number(process.env.WASM_LLM_START_CYCLES ?? 0);
+
+describe.each(browsers.filter((b) => b.threads))('$name: an engine worker stuck creating its threads', (browser) => {
+  let t;
+  beforeAll(async () => {
+    t = await openTestPage({ browser: browser.name, isolated: true });
+    await replaceEngineWorker(t);
+  });
+  afterAll(() => t?.close());
+
+  it('is replaced once, and the load goes on', { timeout: 60_000 }, async () => {
+    await replaceEngineWorker(t, { next: [STUCK_WORKER] });
+    const result = await timedLoad(t, 2);
+    expect(result).toMatchObject({ loaded: true, workers: 2 });
+    expect(result.ms).toBeGreaterThan(5000);  // the stuck one had its 5 s
+  });
+
+  it('twice: the load rejects with LoadError worker_failed, and the next one loads', { timeout: 60_000 }, async () => {
+    await replaceEngineWorker(t, { next: [STUCK_WORKER, STUCK_WORKER] });
+    expect(await timedLoad(t, 2)).toEqual({
+      name: 'LoadError', code: 'worker_failed', workers: 2,
+      message: 'cannot start the engine worker: it did not finish creating its 2 thread workers in 5 s (tried twice)',
+    });
+    expect(await timedLoad(t, 2)).toMatchObject({ loaded: true, workers: 1 });
+  });
+
+  it.runIf(START_CYCLES > 0)(`${START_CYCLES} loads with 2 threads all load`, { timeout: START_CYCLES * 30_000 }, async () => {
+    let replaced = 0;
+    for (let i = 0; i < START_CYCLES; i++) {
+      const result = await timedLoad(t, 2);
+      expect(result, `load ${i}`).toMatchObject({ loaded: true });
+      replaced += result.workers - 1;
+    }
+    console.log(`${browser.name}: ${START_CYCLES} loads with 2 threads, ${replaced} stuck engine workers replaced`);
   });
 });
