@@ -22,6 +22,7 @@
 
 #include "core/status.h"
 #include "engine/generation.h"
+#include "engine/state_file.h"
 #include "gguf/gguf.h"
 #include "grammar/constraint_cache.h"
 #include "model/config.h"
@@ -80,19 +81,42 @@ class Engine {
   // and tokenizes the prompt, compiles options.constraint (kInvalidArgument
   // names the grammar rule or schema keyword at fault); the caller then runs
   // generation()->step(). Returns kContextFull if the prompt does not fit.
+  //
+  // The model keeps the tokens its cache holds (Transformer::sequence()):
+  // the prompt's prefix they share is not evaluated again (unless
+  // options.reuse_cache is false), from the latest point the cache can
+  // continue from exactly; the rest overwrites what followed. At least the
+  // prompt's last token is evaluated, for its logits. The output is the
+  // same, bit for bit, as with an empty cache.
   Status start_generation(std::string_view prompt, const GenerateOptions& options);
   // The current generation, or nullptr.
   Generation* generation() { return generation_.get(); }
 
   // Generates a continuation of `prompt`. Returns kContextFull if the prompt
   // does not fit, kAborted if *abort became true (text produced so far has
-  // already been passed to on_text).
+  // already been passed to on_text). on_prefilled (optional) runs once the
+  // prompt has been evaluated, before the first token is sampled (to save
+  // the state then); an error it returns ends the generation with it.
   Result<GenerateStats> generate(std::string_view prompt, const GenerateOptions& options, const TextCallback& on_text,
-                                 const std::atomic<bool>* abort = nullptr);
+                                 const std::atomic<bool>* abort = nullptr,
+                                 const std::function<Status()>& on_prefilled = {});
 
   // Evaluates `tokens` from position 0 and stores every position's
   // next-token logits (tokens.size() x n_vocab) in *logits.
   Status eval_logits(const std::vector<int32_t>& tokens, std::vector<float>* logits);
+
+  // Names the model for saved states: a checksum (core/checksum.h) of its
+  // GGUF header (tensor names, types and shapes; the metadata its config
+  // comes from) and its tensor data, computed at load before any repacking,
+  // so every build computes the same id.
+  uint64_t model_id() const { return model_id_; }
+  // The tokens the cache holds and their state, as a saved state's bytes
+  // (engine/state_file.h).
+  Result<StateWriter> save_state();
+  // Restores a saved state of `size` bytes, fed to the reader in order; ends
+  // any unfinished generation. Until the reader's finish() succeeds the cache
+  // holds nothing (the next prompt is evaluated in full).
+  Result<StateReader> load_state(uint64_t size);
 
  private:
   struct ArenaDeleter {
@@ -110,6 +134,7 @@ class Engine {
   std::unique_ptr<Generation> generation_;
   ConstraintCache constraints_;
   int n_ctx_ = 0;
+  uint64_t model_id_ = 0;
 };
 
 }  // namespace wllm

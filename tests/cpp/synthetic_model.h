@@ -1,0 +1,50 @@
+// Small synthetic models of each architecture, written by the built
+// `wasm-llm synth` (cli_runner.h), and loading one into an engine: shared by
+// the tests that run every row of the architecture table.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+#include "engine/engine.h"
+#include "model/architecture.h"
+
+namespace wllm::testing {
+
+// A small model of `arch` (a scratch file): head width 32 beside a width of
+// 64 (the head width is its own key), grouped-query attention, the 512-token
+// stories260K vocabulary, q8_0 matrices; `window` positions for sliding-
+// window layers; `seed` picks the weights.
+inline std::string synth_model(const std::string& arch, int window, int context, int seed = 3) {
+  const std::string path = scratch_file(arch + "-" + std::to_string(seed) + ".gguf");
+  const CliResult r = run_cli("synth --arch " + arch + " --shape 64x3:4/2:128 --head-dim 32 --sliding-window " +
+                              std::to_string(window) + " --type q8_0 --seed " + std::to_string(seed) + " --ctx " +
+                              std::to_string(context) + " --vocab " + shared_models() + "/stories260K.gguf -o " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return path;
+}
+
+// Loads the model file's bytes into *e through the engine's three steps.
+inline Status load_engine(Engine* e, const std::vector<uint8_t>& file, int threads, int context) {
+  WLLM_RETURN_IF_ERROR(e->begin_load(file, file.size(), {.n_ctx = context, .n_threads = threads}));
+  std::copy(file.begin() + e->data_offset(), file.begin() + e->data_offset() + e->data_size(), e->data_destination());
+  return e->finish_load();
+}
+
+// The names of the architecture table's rows.
+inline std::vector<std::string> architecture_list() {
+  std::vector<std::string> names;
+  const std::string all = architecture_names();
+  for (size_t start = 0; start < all.size();) {
+    const size_t end = std::min(all.find(", ", start), all.size());
+    names.push_back(all.substr(start, end - start));
+    start = end + 2;
+  }
+  return names;
+}
+
+}  // namespace wllm::testing
