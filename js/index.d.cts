@@ -5,9 +5,10 @@ import type { LLM as EsmLLM, LoadOptions, ModelSource } from './index.js' with {
 // The API's types, for annotations. The classes are ES module values: reach
 // them through api(); `error.code` needs no class.
 export type {
-  AbortError, BenchOptions, BenchResult, CacheEntry, ChatMessage, ErrorCode, FormatChatOptions, GenerateOptions,
-  GenerationError, GenerationErrorCode, GenerationStats, JsonSchema, JsonSchemaFormat, LLMError, LoadError, LoadErrorCode,
-  LoadOptions, LoadProgress, MemoryInfo, ModelCache, ModelInfo, ModelSource, RegistryModel, TokenizeOptions,
+  AbortError, BenchOptions, BenchResult, CacheEntry, ChatMessage, ChatSession, ErrorCode, FormatChatOptions,
+  GenerateOptions, GenerationError, GenerationErrorCode, GenerationStats, JsonSchema, JsonSchemaFormat, LLMError,
+  LoadError, LoadErrorCode, LoadOptions, LoadProgress, MemoryInfo, ModelCache, ModelInfo, ModelSource, RegistryModel,
+  SessionOptions, StateBytes, StateOptions, TokenizeOptions,
   /** What LLM.load resolves to. */
   LLM as LLMInstance,
 } from './index.js' with { 'resolution-mode': 'import' };

@@ -126,6 +126,14 @@ export interface GenerateOptions {
    * grammar rejects the call before generating, naming the line and column.
    */
   grammar?: string;
+  /**
+   * Reuse the engine's KV cache (default true): the engine keeps the tokens its cache holds,
+   * and a prompt that starts with some of them evaluates only the rest (a conversation's new
+   * turn, a prompt restored by loadState()). The output is the same, bit for bit, either way;
+   * false evaluates the whole prompt (to measure, say). `stats.cachedTokens` says how many
+   * prompt tokens were reused.
+   */
+  cachePrompt?: boolean;
   signal?: AbortSignal;
   /**
    * Called with each piece of text as it is produced. If it throws, the generation stops and
@@ -151,6 +159,21 @@ export interface FormatChatOptions {
   addGenerationPrompt?: boolean;
 }
 
+export interface SessionOptions {
+  /** The conversation to start from, e.g. a system message (copied). Default: none. */
+  messages?: readonly ChatMessage[];
+}
+
+export interface StateOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * A saved state: a Uint8Array over an ArrayBuffer of its own (Uint8Array<ArrayBuffer> in
+ * TypeScript 5.7 and later), so it goes wherever bytes go: a file, OPFS, IndexedDB, fetch().
+ */
+export type StateBytes = ReturnType<Uint8Array['slice']>;
+
 export interface BenchOptions {
   /** Prompt tokens to prefill (pseudo-random ids). */
   promptTokens: number;
@@ -166,6 +189,11 @@ export interface ChatMessage {
 /** The figures of one generation: `onStats`, or the value a stream returns. */
 export interface GenerationStats {
   promptTokens: number;
+  /**
+   * Of the prompt's tokens, those the engine's KV cache held already and did not evaluate
+   * again (see `cachePrompt`); prefillSeconds is the time of the others.
+   */
+  cachedTokens: number;
   generatedTokens: number;
   prefillSeconds: number;
   decodeSeconds: number;
@@ -286,6 +314,26 @@ export class LLM {
   ): AsyncGenerator<string, GenerationStats, undefined>;
   /** The prompt text chat() generates from. */
   formatChat(messages: readonly ChatMessage[], options?: FormatChatOptions): string;
+  /**
+   * A conversation that remembers its messages: each turn costs only its new tokens, as the
+   * engine reuses the KV cache of the turns before. Sessions share the model's one cache: a
+   * turn after another session's reuses the prefix the two conversations share.
+   */
+  session(options?: SessionOptions): ChatSession;
+  /**
+   * The tokens the engine's KV cache holds and their state, as bytes: keep them (a file,
+   * OPFS, IndexedDB) and loadState() them later, here or in another build of wasm-llm (native
+   * CLI `--prompt-cache` files are the same format), to continue without evaluating those
+   * tokens again, with exactly the same results.
+   */
+  saveState(options?: StateOptions): Promise<StateBytes>;
+  /**
+   * Restores a state saveState() (or the CLI's `--prompt-cache`) saved from this model. A state
+   * of another model, one whose tokens do not fit the context, or damaged or truncated bytes
+   * reject with code 'bad_state'; the cache then holds what it held (or, when the damage is
+   * found past the state's header, nothing).
+   */
+  loadState(state: ArrayBuffer | ArrayBufferView | Blob, options?: StateOptions): Promise<void>;
   tokenize(text: string, options?: TokenizeOptions): Promise<number[]>;
   detokenize(ids: readonly number[] | Int32Array | Uint32Array): Promise<string>;
   /**
@@ -304,6 +352,22 @@ export interface RegistryModel {
   size: number;
   sha256: string;
   description: string;
+}
+
+/** A conversation (LLM.session()). */
+export interface ChatSession {
+  /** The conversation so far (a copy). */
+  readonly messages: ChatMessage[];
+  /**
+   * The assistant's reply to `message` (a string is the user's) after the conversation so far.
+   * Turns run one after another, in call order; the message and the reply join the
+   * conversation when the reply is complete (a failed or aborted turn leaves it as it was).
+   */
+  chat(message: string | ChatMessage, options?: GenerateOptions): Promise<string>;
+  /** chat() as an async iterator of text pieces, returning the stats as stream() does. */
+  chatStream(
+    message: string | ChatMessage, options?: GenerateOptions,
+  ): AsyncGenerator<string, GenerationStats, undefined>;
 }
 
 /** Models known by name. */
@@ -325,6 +389,8 @@ export const DEFAULT_MODEL: string;
  * - `out_of_memory`: the model and its context do not fit the memory (the 4 GB wasm
  *   memory, or `memoryLimit`).
  * - `context_full`: the prompt does not fit the context.
+ * - `bad_state`: loadState() got bytes that are no state of this model fitting its context:
+ *   another model's, damaged or truncated ones, or more tokens than the context holds.
  * - `aborted`: the AbortSignal fired, or the consumer of a stream left its loop.
  * - `disposed`: the model was disposed before or while the call ran.
  * - `worker_failed`: the engine worker could not start (its script or the wasm binary did
@@ -342,16 +408,21 @@ export type ErrorCode =
   | 'sha256_mismatch'
   | 'out_of_memory'
   | 'context_full'
+  | 'bad_state'
   | 'aborted'
   | 'disposed'
   | 'worker_failed'
   | 'internal';
 
 /** The codes a LoadError carries: all but those of a running model, and AbortError's. */
-export type LoadErrorCode = Exclude<ErrorCode, 'context_full' | 'disposed' | 'aborted'>;
+export type LoadErrorCode = Exclude<ErrorCode, 'context_full' | 'bad_state' | 'disposed' | 'aborted'>;
 
-/** The codes a GenerationError carries (it is also what tokenize, detokenize and bench reject with). */
-export type GenerationErrorCode = 'invalid_argument' | 'context_full' | 'disposed' | 'worker_failed' | 'internal';
+/**
+ * The codes a GenerationError carries (it is also what tokenize, detokenize, bench, saveState
+ * and loadState reject with).
+ */
+export type GenerationErrorCode =
+  'invalid_argument' | 'context_full' | 'bad_state' | 'disposed' | 'worker_failed' | 'internal';
 
 /** Base class of the errors wasm-llm rejects with. */
 export class LLMError extends Error {

@@ -134,7 +134,8 @@ function yieldToEventLoop() {
 }
 
 let onRequest = null;
+const post = (message, transfer) => self.postMessage(message, transfer);
 self.addEventListener('message', ({ data }) => {
   if (onRequest) onRequest(data);
-  else if (data?.type === 'init') onRequest = serve((message) => self.postMessage(message), () => createHost(data));
+  else if (data?.type === 'init') onRequest = serve(post, () => createHost(data));
 });

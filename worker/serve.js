@@ -7,14 +7,16 @@
 //   caller → worker: {id, type: 'load', source, options} | {id, type: 'generate', prompt, options}
 //                    | {id, type: 'tokenize', text, addSpecial, parseSpecial} | {id, type: 'detokenize', ids}
 //                    | {id, type: 'bench', promptTokens, generateTokens}
+//                    | {id, type: 'saveState'} | {id, type: 'loadState', bytes}
 //                    | {type: 'abort', id}
 //   worker → caller: {type: 'ready'} | {type: 'init-error', message}  (once, at start)
 //                    | {id, type: 'progress', progress} | {id, type: 'text', text}
 //                    | {id, type: 'done', result} | {id, type: 'error', error}
+// A result that is bytes (saveState's) is transferred, not copied.
 import { describeError } from '../js/errors.js';
 
-// post(message): sends to the caller. Returns onMessage(message) for the
-// caller's messages. createHost() → Promise<EngineHost>.
+// post(message, transfer): sends to the caller. Returns onMessage(message)
+// for the caller's messages. createHost() → Promise<EngineHost>.
 export function serve(post, createHost) {
   const aborts = new Map();  // request id → AbortController
   let queue = Promise.resolve();
@@ -28,13 +30,15 @@ export function serve(post, createHost) {
     tokenize: (msg) => host.tokenize(msg.text, msg.addSpecial, msg.parseSpecial),
     detokenize: (msg) => host.detokenize(msg.ids),
     bench: (msg) => host.bench(msg.promptTokens, msg.generateTokens),
+    saveState: () => host.saveState(),
+    loadState: (msg) => host.loadState(msg.bytes),
   };
 
   async function handle(msg, controller) {
     try {
       if (!handlers[msg.type]) throw new Error(`unknown request type '${msg.type}'`);
       const result = await handlers[msg.type](msg, controller.signal);
-      post({ id: msg.id, type: 'done', result });
+      post({ id: msg.id, type: 'done', result }, result instanceof Uint8Array ? [result.buffer] : []);
     } catch (error) {
       post({ id: msg.id, type: 'error', error: describeError(error, msg.type === 'load' ? 'load' : 'generation') });
     } finally {

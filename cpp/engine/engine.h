@@ -114,8 +114,10 @@ class Engine {
   // (engine/state_file.h).
   Result<StateWriter> save_state();
   // Restores a saved state of `size` bytes, fed to the reader in order; ends
-  // any unfinished generation. Until the reader's finish() succeeds the cache
-  // holds nothing (the next prompt is evaluated in full).
+  // any unfinished generation. A state its header refuses leaves the cache as
+  // it was; once its body is being read, the cache holds nothing until the
+  // reader's finish() succeeds (after a failure the next prompt is evaluated
+  // in full).
   Result<StateReader> load_state(uint64_t size);
 
  private:

@@ -334,13 +334,14 @@ class WasmEngine {
     if (!engine_.loaded()) return status_object(not_loaded());
     Result<StateWriter> state = engine_.save_state();
     if (!state.ok()) return status_object(state.status());
+    saving_.emplace(std::move(*state));  // its header and checksum pieces live in it
     pieces_.clear();
-    for (const std::span<const uint8_t> piece : state->pieces()) {
+    for (const std::span<const uint8_t> piece : saving_->pieces()) {
       pieces_.push_back(static_cast<double>(reinterpret_cast<uintptr_t>(piece.data())));
       pieces_.push_back(static_cast<double>(piece.size()));
     }
     val out = ok_object();
-    out.set("size", static_cast<double>(state->size()));
+    out.set("size", static_cast<double>(saving_->size()));
     out.set("pieces", val(emscripten::typed_memory_view(pieces_.size(), pieces_.data())));
     return out;
   }
@@ -387,7 +388,8 @@ class WasmEngine {
   }
 
   Engine engine_;
-  std::vector<double> pieces_;               // the last saveState()'s (address, bytes) pairs
+  std::optional<StateWriter> saving_;        // the last saveState()'s state
+  std::vector<double> pieces_;               // and its pieces' (address, bytes) pairs
   std::optional<StateReader> state_reader_;  // the state being restored
 };
 

@@ -37,6 +37,7 @@ const generateOptions = {
   stop: 'The end',
   addSpecial: true,
   parseSpecial: true,
+  cachePrompt: false,
   signal: controller.signal,
   onToken: (piece) => document.body.append(piece),
   onStats: (stats) => console.log(stats.promptTokens / stats.prefillSeconds),
@@ -70,6 +71,15 @@ async function run(input: HTMLInputElement): Promise<void> {
         document.body.append(next.value);
       }
       console.log(stats.generatedTokens, stats.stopReason);
+      // A saved state kept in OPFS, restored on the next visit.
+      const dir = await navigator.storage.getDirectory();
+      const handle = await dir.getFileHandle('state.bin', { create: true });
+      const writable = await handle.createWritable();
+      await writable.write(await llm.saveState());
+      await writable.close();
+      await llm.loadState(await handle.getFile());
+      const chat = llm.session();
+      console.log(await chat.chat('Hi'), chat.messages.length);
       await llm.dispose();
     } catch (error) {
       if (error instanceof AbortError) continue;
