@@ -45,16 +45,7 @@ bool has_rings(const ModelConfig& c) {
   return false;
 }
 
-class KvReuse : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    file_ = testing::read_file_bytes(testing::synth_model(GetParam(), kWindow, kContext));
-    ASSERT_FALSE(file_.empty());
-  }
-  void TearDown() override { testing::remove_scratch_files(); }
-
-  std::vector<uint8_t> file_;
-};
+class KvReuse : public testing::ArchitectureModelTest<kWindow, kContext> {};
 
 // Evaluates tokens[from..] in passes of the lengths in `passes` (cycled),
 // and returns every position's logits from `from` on.

@@ -60,16 +60,7 @@ Call generate(Engine& e, const std::string& prompt, int max_tokens = 16) {
 
 const std::string kStory = "Once upon a time there was a little girl. She liked to play in the park with her dog.";
 
-class StateFile : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    file_ = testing::read_file_bytes(testing::synth_model(GetParam(), kWindow, kContext));
-    ASSERT_FALSE(file_.empty());
-  }
-  void TearDown() override { testing::remove_scratch_files(); }
-
-  std::vector<uint8_t> file_;
-};
+class StateFile : public testing::ArchitectureModelTest<kWindow, kContext> {};
 
 TEST_P(StateFile, ARestoredStateContinuesWithTheSavingEnginesText) {
   // A prompt and its reply longer than a batch, past the sliding windows'

@@ -35,6 +35,20 @@ inline Status load_engine(Engine* e, const std::vector<uint8_t>& file, int threa
   return e->finish_load();
 }
 
+// A test run for each row of the architecture table (the parameter: its
+// name), on the row's small model with `window` and `context`: its bytes.
+template <int window, int context>
+class ArchitectureModelTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    file_ = read_file_bytes(synth_model(GetParam(), window, context));
+    ASSERT_FALSE(file_.empty());
+  }
+  void TearDown() override { remove_scratch_files(); }
+
+  std::vector<uint8_t> file_;
+};
+
 // The names of the architecture table's rows.
 inline std::vector<std::string> architecture_list() {
   std::vector<std::string> names;
