@@ -5,7 +5,9 @@
 // restores on its own; and a session's turns evaluate only their new tokens,
 // with the replies of an engine that reuses nothing. On stories260K and on
 // the architectures with a sliding-window ring (gemma3) and a convolution
-// state (lfm2).
+// state (lfm2). (Which positions a state holds depends on what the cache
+// held before: a sliding-window ring or the convolution inputs lose older
+// ones. So the bytes are the same for the same tokens from an empty cache.)
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -46,21 +48,23 @@ beforeAll(async () => {
 
 afterAll(() => fs.rmSync(scratchDir, { recursive: true, force: true }));
 
-// In the page: restores the native state from a Blob and continues; saves the
-// state after the prompt (its sha256); keeps it in OPFS and restores it from there.
+// In the page: saves the state after the prompt, from an empty cache (its
+// sha256); restores the native state from a Blob and continues; keeps the
+// saved state in OPFS and restores it from there.
 function continueNativeState(page, model) {
   return page.evaluate(async ({ model, more, seeded }) => {
     const llm = await window.wasmLlm.LLM.load(model.url);
     try {
       const hex = async (bytes) => [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
         .map((b) => b.toString(16).padStart(2, '0')).join('');
+      await llm.generate(model.prompt, { maxTokens: 0 });
+      const saved = await llm.saveState();
+
       await llm.generate('Something else entirely.', { maxTokens: 3 });
       await llm.loadState(await (await fetch(model.stateUrl)).blob());
       let stats;
       const text = await llm.generate(model.prompt + more, { ...seeded, onStats: (s) => (stats = s) });
 
-      await llm.generate(model.prompt, { maxTokens: 0 });
-      const saved = await llm.saveState();
       const dir = await navigator.storage.getDirectory();
       const handle = await dir.getFileHandle(`${model.name}.state`, { create: true });
       const writable = await handle.createWritable();
@@ -119,7 +123,8 @@ describe.each([
     expect(result.stats.cachedTokens).toBeGreaterThan(result.stats.promptTokens - 12);
     expect(result.savedSha256).toBe(model.stateSha256);
     expect(result.fromOpfs).toBe(model.expected);
-    expect(t.pageErrors).toEqual([]);
+    // (The test page has no icon: Chromium's request for one is no error of ours.)
+    expect(t.pageErrors.filter((e) => !e.includes('/favicon.ico'))).toEqual([]);
   });
 
   it('a session: each turn reuses the turns before, with the replies of an engine that reuses nothing', async () => {
