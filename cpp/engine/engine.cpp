@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <new>
 
-#include "core/checksum.h"
 #include "core/large_alloc.h"
 
 namespace wllm {
@@ -70,10 +69,7 @@ Status Engine::begin_load(std::span<const uint8_t> prefix, uint64_t file_size, c
 Status Engine::finish_load() {
   if (!file_ || !arena_) return Status::error(ErrorCode::kInvalidArgument, "finish_load() called before begin_load()");
   WLLM_ASSIGN_OR_RETURN(ModelWeights weights, bind_weights(*file_, config_, arena_.get()));
-  Checksum64 id;
-  id.update(file_->header_bytes().data(), file_->header_bytes().size());
-  id.update(arena_.get(), file_->data_size());
-  model_id_ = id.digest();
+  model_id_.reset();
   repacked_tensors_ = repack_weights(config_, &weights, arena_.get());
   weights_ = std::make_unique<ModelWeights>(std::move(weights));
   model_ = std::make_unique<Transformer>(config_, *weights_, n_ctx_, *pool_);
@@ -171,15 +167,20 @@ Result<GenerateStats> Engine::generate(std::string_view prompt, const GenerateOp
   return stats;
 }
 
+uint64_t Engine::model_id() {
+  if (!model_id_) model_id_ = file_checksum(*file_, config_, weights_.get(), arena_.get());
+  return *model_id_;
+}
+
 Result<StateWriter> Engine::save_state() {
   if (!model_) return Status::error(ErrorCode::kInvalidArgument, "no model is loaded");
-  return StateWriter(*model_, model_id_);
+  return StateWriter(*model_, model_id());
 }
 
 Result<StateReader> Engine::load_state(uint64_t size) {
   if (!model_) return Status::error(ErrorCode::kInvalidArgument, "no model is loaded");
   generation_.reset();
-  return StateReader(*model_, model_id_, config_.n_vocab, size);
+  return StateReader(*model_, model_id(), config_.n_vocab, size);
 }
 
 }  // namespace wllm

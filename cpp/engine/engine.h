@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -107,9 +108,10 @@ class Engine {
 
   // Names the model for saved states: a checksum (core/checksum.h) of its
   // GGUF header (tensor names, types and shapes; the metadata its config
-  // comes from) and its tensor data, computed at load before any repacking,
-  // so every build computes the same id.
-  uint64_t model_id() const { return model_id_; }
+  // comes from) and its tensor data as the file has them, so every build
+  // computes the same id (model/weights.h: file_checksum). Computed on first
+  // use (a pass over the weights), not at load: only states need it.
+  uint64_t model_id();
   // The tokens the cache holds and their state, as a saved state's bytes
   // (engine/state_file.h).
   Result<StateWriter> save_state();
@@ -136,7 +138,7 @@ class Engine {
   std::unique_ptr<Generation> generation_;
   ConstraintCache constraints_;
   int n_ctx_ = 0;
-  uint64_t model_id_ = 0;
+  std::optional<uint64_t> model_id_;
 };
 
 }  // namespace wllm

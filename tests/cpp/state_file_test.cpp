@@ -11,7 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "core/checksum.h"
 #include "engine/engine.h"
+#include "model/weights.h"
+#include "quant/repack.h"
 #include "synthetic_model.h"
 
 namespace wllm {
@@ -195,6 +198,43 @@ TEST_F(StateFileRefusals, AnotherMagicVersionOrVocabulary) {
   bytes = state_;
   bytes[32 + 4 * 3 + 1] = 0x7f;  // token 3 becomes a large id
   expect_refused(bytes, "token 3 of the state is id");
+}
+
+// Wasm builds repack weights at load (quant/repack.h); the id is the file's
+// checksum all the same: each repacked tensor is read back unpacked.
+TEST(ModelId, IsTheFilesChecksumWhateverWasRepacked) {
+  const std::string path = testing::scratch_file("q4_0.gguf");
+  ASSERT_EQ(testing::run_cli("synth --shape 64x2:4/2:128 --type q4_0 --ctx 64 --vocab " + testing::shared_models() +
+                             "/stories260K.gguf -o " + path).exit_code, 0);
+  const std::vector<uint8_t> bytes = testing::read_file_bytes(path);
+  const GgufFile file = GgufFile::parse(bytes).value();
+  const ModelConfig c = load_config(file).value();
+  std::vector<uint8_t> arena(bytes.begin() + file.data_offset(), bytes.begin() + file.data_offset() + file.data_size());
+  ModelWeights w = bind_weights(file, c, arena.data()).value();
+  Checksum64 whole;
+  whole.update(file.header_bytes().data(), file.header_bytes().size());
+  whole.update(arena.data(), arena.size());
+  const uint64_t expected = whole.digest();
+  EXPECT_EQ(file_checksum(file, c, &w, arena.data()), expected);
+  // Repack two of layer 0's matrices as a wasm build would (the reference
+  // repacked types: the same layouts the SIMD kernels read).
+  int count = 0;
+  const RepackedType* types = reference_repacked_types(&count);
+  const RepackedType* q4_0 = nullptr;
+  for (int i = 0; i < count; ++i) {
+    if (types[i].source == TensorType::kQ4_0 && !q4_0) q4_0 = &types[i];
+  }
+  ASSERT_NE(q4_0, nullptr);
+  for (Tensor* t : {&w.layers[0].w_up, &w.layers[0].w_down}) {
+    ASSERT_EQ(t->traits->type, TensorType::kQ4_0);
+    q4_0->repack(arena.data() + (t->data - arena.data()), t->cols(), t->rows());
+    t->repacked = q4_0;
+  }
+  Checksum64 changed;
+  changed.update(arena.data(), arena.size());
+  EXPECT_NE(changed.digest(), Checksum64().digest());  // (the arena did change)
+  EXPECT_EQ(file_checksum(file, c, &w, arena.data()), expected);
+  testing::remove_scratch_files();
 }
 
 TEST(ModelId, NamesTheHeaderAndTheWeights) {
