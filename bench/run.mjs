@@ -14,16 +14,14 @@
 // own process, one after another; on a shared machine the absolute figures are
 // noisy, the ratios within one run less so.
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { benchModel, cli } from './models.mjs';
 
 const execFileP = promisify(execFile);
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(repo, 'build/native/wasm-llm');
-const vocabDir = resolve(repo, '../shared/models/vocab');
-const cacheDir = join(repo, 'build/bench-models');
 
 const quick = process.argv.includes('--quick');
 // Real shapes with a vocabulary of the right size: llama-spm has TinyLlama's
@@ -70,25 +68,6 @@ const REFERENCE = 'llama.cpp native';
 const RUN_TIMEOUT_MS = 15 * 60 * 1000;  // one measurement, loading a 2 GB model included
 const MAX_ESTIMATED_S = 10 * 60;
 
-// The model file for (shape, type), generated once: synth writes f16, quantize
-// converts it (as one would convert a real model).
-async function modelFile({ shape, vocab }, type) {
-  mkdirSync(cacheDir, { recursive: true });
-  const path = join(cacheDir, `${shape}-${type}.gguf`);
-  const fresh = (p) => existsSync(p) && statSync(p).mtimeMs > statSync(cli).mtimeMs;
-  if (fresh(path)) return path;
-  const f16 = join(cacheDir, `${shape}-f16.gguf`);
-  if (!fresh(f16)) {
-    console.error(`bench: writing ${f16}`);
-    await execFileP(cli, ['synth', '--shape', shape, '--type', 'f16', '--vocab', join(vocabDir, vocab), '-o', f16]);
-  }
-  if (type !== 'f16') {
-    console.error(`bench: writing ${path}`);
-    await execFileP(cli, ['quantize', f16, path, type]);
-  }
-  return path;
-}
-
 function lastJsonLine(stdout) {
   const lines = stdout.trim().split('\n').filter((l) => l.startsWith('{'));
   return JSON.parse(lines[lines.length - 1]);
@@ -132,7 +111,7 @@ if (!existsSync(cli)) execFileSync('bash', [join(repo, 'tools/build-native.sh')]
 
 const bandwidth = {};
 for (const t of threadCounts) {
-  const smallest = await modelFile(shapes[0], types[0]);
+  const smallest = await benchModel(shapes[0], types[0]);
   const r = lastJsonLine(execFileSync(cli, ['bench', '-m', smallest, '-p', '1', '-n', '1', '-t', String(t), '--bandwidth'])
     .toString());
   bandwidth[t] = r.read_gb_s;
@@ -151,7 +130,7 @@ function estimatedSeconds(engine, { shape, type, threads }, prompt) {
 
 for (const shape of shapes) {
   for (const type of types) {
-    const model = await modelFile(shape, type);
+    const model = await benchModel(shape, type);
     const sizeMib = statSync(model).size / 1048576;
     for (const t of threadCounts) {
       for (const p of promptLengths) {

@@ -17,6 +17,7 @@ export const ERROR_CODES = Object.freeze([
   'sha256_mismatch',   // the bytes are not the file the expected sha256 names
   'out_of_memory',     // the model and its context do not fit the memory (4 GB wasm, or memoryLimit)
   'context_full',      // the prompt does not fit the context
+  'bad_state',         // a saved state is damaged, truncated, of another model or format, or too long for the context
   'aborted',           // the AbortSignal fired, or the consumer of a stream left its loop
   'disposed',          // the model was disposed before or while the call ran
   'worker_failed',     // the engine worker could not start, or it died

@@ -5,11 +5,11 @@ import type { LLM as EsmLLM, LoadOptions, ModelSource } from './index.js' with {
 // The API's types, for annotations. The classes are ES module values: reach
 // them through api(); `error.code` needs no class.
 export type {
-  AbortError, BenchOptions, BenchResult, CacheEntry, ChatMessage, EmbedOptions, ErrorCode, FormatChatOptions,
-  GenerateOptions,
+  AbortError, BenchOptions, BenchResult, CacheEntry, ChatMessage, ChatSession, EmbedOptions, ErrorCode,
+  FormatChatOptions, GenerateOptions,
   GenerationError, GenerationErrorCode, GenerationStats, JsonSchema, JsonSchemaFormat, LLMError, LoadError, LoadErrorCode,
   LoadOptions, LoadProgress, MemoryInfo, ModelCache, ModelInfo, ModelSource, RankOptions, RegistryModel,
-  TokenizeOptions,
+  SessionOptions, StateBytes, StateOptions, TokenizeOptions,
   ChatFunction, ChatOptions, ChatReply, FunctionTool, Tool, ToolCall, ToolChatStats, ToolChoice, ToolOptions,
   ChatCompletion, ChatCompletionChunk, ChatCompletionContentPartText, ChatCompletionMessageParam,
   ChatCompletionMessageToolCall, ChatCompletionRequest, ChatCompletionTool, ChatCompletionToolChoiceOption, Completion,

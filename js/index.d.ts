@@ -134,6 +134,14 @@ export interface GenerateOptions {
    * grammar rejects the call before generating, naming the line and column.
    */
   grammar?: string;
+  /**
+   * Reuse the engine's KV cache (default true): the engine keeps the tokens its cache holds,
+   * and a prompt that starts with some of them evaluates only the rest (a conversation's new
+   * turn, a prompt restored by loadState()). The output is the same, bit for bit, either way;
+   * false evaluates the whole prompt (to measure, say). `stats.cachedTokens` says how many
+   * prompt tokens were reused.
+   */
+  cachePrompt?: boolean;
   signal?: AbortSignal;
   /**
    * Called with each piece of text as it is produced. If it throws, the generation stops and
@@ -161,6 +169,21 @@ export interface FormatChatOptions {
   tools?: readonly Tool[];
   toolChoice?: ToolChoice;
 }
+
+export interface SessionOptions {
+  /** The conversation to start from, e.g. a system message (copied). Default: none. */
+  messages?: readonly ChatMessage[];
+}
+
+export interface StateOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * A saved state: a Uint8Array over an ArrayBuffer of its own (Uint8Array<ArrayBuffer> in
+ * TypeScript 5.7 and later), so it goes wherever bytes go: a file, OPFS, IndexedDB, fetch().
+ */
+export type StateBytes = ReturnType<Uint8Array['slice']>;
 
 export interface BenchOptions {
   /** Prompt tokens to prefill (pseudo-random ids). */
@@ -257,6 +280,11 @@ export interface ChatFunction {
 /** The figures of one generation: `onStats`, or the value a stream returns. */
 export interface GenerationStats {
   promptTokens: number;
+  /**
+   * Of the prompt's tokens, those the engine's KV cache held already and did not evaluate
+   * again (see `cachePrompt`); prefillSeconds is the time of the others.
+   */
+  cachedTokens: number;
   generatedTokens: number;
   prefillSeconds: number;
   decodeSeconds: number;
@@ -437,6 +465,26 @@ export class LLM {
   readonly completions: { create: LLM['createCompletion'] };
   /** The prompt text chat() generates from. */
   formatChat(messages: readonly ChatMessage[], options?: FormatChatOptions): string;
+  /**
+   * A conversation that remembers its messages: each turn costs only its new tokens, as the
+   * engine reuses the KV cache of the turns before. Sessions share the model's one cache: a
+   * turn after another session's reuses the prefix the two conversations share.
+   */
+  session(options?: SessionOptions): ChatSession;
+  /**
+   * The tokens the engine's KV cache holds and their state, as bytes: keep them (a file,
+   * OPFS, IndexedDB) and loadState() them later, here or in another build of wasm-llm (native
+   * CLI `--prompt-cache` files are the same format), to continue without evaluating those
+   * tokens again, with exactly the same results.
+   */
+  saveState(options?: StateOptions): Promise<StateBytes>;
+  /**
+   * Restores a state saveState() (or the CLI's `--prompt-cache`) saved from this model. A state
+   * of another model, one whose tokens do not fit the context, or damaged or truncated bytes
+   * reject with code 'bad_state'; the cache then holds what it held (or, when the damage is
+   * found past the state's header, nothing).
+   */
+  loadState(state: ArrayBuffer | ArrayBufferView | Blob, options?: StateOptions): Promise<void>;
   tokenize(text: string, options?: TokenizeOptions): Promise<number[]>;
   detokenize(ids: readonly number[] | Int32Array | Uint32Array): Promise<string>;
   /**
@@ -638,6 +686,32 @@ export interface RegistryModel {
   description: string;
 }
 
+/** A conversation (LLM.session()). */
+export interface ChatSession {
+  /** The conversation so far (a copy). */
+  readonly messages: ChatMessage[];
+  /**
+   * The assistant's reply to `message` (a string is the user's) after the conversation so far.
+   * Turns run one after another, in call order; the message and the reply join the
+   * conversation when the reply is complete (a failed or aborted turn leaves it as it was).
+   * With `tools`, the reply is a ChatReply and joins the conversation with its calls; send
+   * each call's result back as `{ role: 'tool', toolCallId, content }`.
+   */
+  chat(message: string | ChatMessage, options: ToolChatOptions): Promise<ChatReply>;
+  chat(message: string | ChatMessage, options?: GenerateOptions & { tools?: undefined }): Promise<string>;
+  chat(message: string | ChatMessage, options?: ChatOptions): Promise<string | ChatReply>;
+  /** chat() as an async iterator of text pieces, returning the stats as llm.chatStream() does. */
+  chatStream(
+    message: string | ChatMessage, options: ToolChatOptions,
+  ): AsyncGenerator<string, ToolChatStats, undefined>;
+  chatStream(
+    message: string | ChatMessage, options?: GenerateOptions & { tools?: undefined },
+  ): AsyncGenerator<string, GenerationStats, undefined>;
+  chatStream(
+    message: string | ChatMessage, options?: ChatOptions,
+  ): AsyncGenerator<string, GenerationStats | ToolChatStats, undefined>;
+}
+
 /** Models known by name. */
 export const MODELS: Readonly<Record<string, RegistryModel>>;
 export const DEFAULT_MODEL: string;
@@ -658,6 +732,8 @@ export const DEFAULT_MODEL: string;
  * - `out_of_memory`: the model and its context do not fit the memory (the 4 GB wasm
  *   memory, or `memoryLimit`).
  * - `context_full`: the prompt does not fit the context.
+ * - `bad_state`: loadState() got bytes that are no state of this model fitting its context:
+ *   another model's, damaged or truncated ones, or more tokens than the context holds.
  * - `aborted`: the AbortSignal fired, or the consumer of a stream left its loop.
  * - `disposed`: the model was disposed before or while the call ran.
  * - `worker_failed`: the engine worker could not start (its script or the wasm binary did
@@ -675,21 +751,22 @@ export type ErrorCode =
   | 'sha256_mismatch'
   | 'out_of_memory'
   | 'context_full'
+  | 'bad_state'
   | 'aborted'
   | 'disposed'
   | 'worker_failed'
   | 'internal';
 
 /** The codes a LoadError carries: all but those of a running model, and AbortError's. */
-export type LoadErrorCode = Exclude<ErrorCode, 'context_full' | 'disposed' | 'aborted'>;
+export type LoadErrorCode = Exclude<ErrorCode, 'context_full' | 'bad_state' | 'disposed' | 'aborted'>;
 
 /**
- * The codes a GenerationError carries (it is also what tokenize, detokenize, bench, embed
- * and rank reject with; 'unsupported': generate on an embedding model, rank on a model
- * that is no reranker, an OpenAI-style parameter this engine cannot honour).
+ * The codes a GenerationError carries (it is also what tokenize, detokenize, bench, embed,
+ * rank, saveState and loadState reject with; 'unsupported': generate on an embedding model,
+ * rank on a model that is no reranker, an OpenAI-style parameter this engine cannot honour).
  */
 export type GenerationErrorCode =
-  | 'invalid_argument' | 'context_full' | 'unsupported' | 'disposed' | 'worker_failed' | 'internal';
+  | 'invalid_argument' | 'context_full' | 'unsupported' | 'bad_state' | 'disposed' | 'worker_failed' | 'internal';
 
 /** Base class of the errors wasm-llm rejects with. */
 export class LLMError extends Error {

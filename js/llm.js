@@ -8,10 +8,13 @@ import { ThreadStartError, WorkerClient } from './client.js';
 import { embedArguments, rankArguments } from './embed.js';
 import { AbortError, asInvalidArgument, checkArguments } from './errors.js';
 import {
-  BENCH_OPTIONS, CHAT_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames,
+  BENCH_OPTIONS, CHAT_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, SESSION_OPTIONS, STATE_OPTIONS,
+  TOKENIZE_OPTIONS, checkOptionNames,
 } from './option-names.js';
 import { INT_MAX, checkInteger, generateOptions, loadOptions } from './options.js';
 import { createChatCompletion, createCompletion } from './openai.js';
+import { ChatSession } from './session.js';
+import { streamOf } from './stream-of.js';
 import { ToolChat } from './tool-calls.js';
 
 export class LLM {
@@ -179,6 +182,38 @@ export class LLM {
     return createCompletion(this, request, options);
   }
 
+  // A conversation that keeps its messages; options.messages: where it
+  // starts (e.g. a system message). See session.js.
+  session(options = {}) {
+    return checkArguments(() => {
+      checkOptionNames(options, SESSION_OPTIONS, 'session');
+      return new ChatSession(this, options.messages ?? []);
+    });
+  }
+
+  // The tokens the engine's cache holds and their state, as bytes that
+  // loadState() restores, here or in any other build (cpp/engine/state_file.h).
+  async saveState(options = {}) {
+    checkArguments(() => checkOptionNames(options, STATE_OPTIONS, 'saveState'));
+    return this.client.request('saveState', {}, { signal: options.signal });
+  }
+
+  // Restores a state saveState() made, of this model: bytes (an ArrayBuffer
+  // or a view of one) or a Blob. Rejects with code 'bad_state' if it is not
+  // such a state (the cache then holds what it held, or nothing: engine.h).
+  async loadState(state, options = {}) {
+    checkArguments(() => {
+      checkOptionNames(options, STATE_OPTIONS, 'loadState');
+      if (!(state instanceof ArrayBuffer || ArrayBuffer.isView(state) || isBlob(state))) {
+        throw new TypeError('state must be the bytes saveState() returned: an ArrayBuffer, a view of one, or a Blob');
+      }
+    });
+    const bytes = isBlob(state) ? new Uint8Array(await state.arrayBuffer())
+      : state instanceof ArrayBuffer ? new Uint8Array(state)
+        : new Uint8Array(state.buffer, state.byteOffset, state.byteLength);
+    await this.client.request('loadState', { bytes }, { signal: options.signal });
+  }
+
   // Token ids of `text`. addSpecial: add BOS etc. as the vocabulary asks;
   // parseSpecial: control-token text becomes control tokens.
   async tokenize(text, options = {}) {
@@ -254,51 +289,6 @@ async function startEngineWorker(platform, workerArguments, signal) {
   }
 }
 
-// An async iterator over the pieces run(onToken, signal) produces, returning
-// what run resolves to. Breaking out of the loop aborts run through its signal.
-async function* streamOf(run, outerSignal) {
-  const pieces = [];
-  let wake = null;
-  let finished = false;
-  let failure = null;
-  let result;
-  const stop = new AbortController();
-  const signal = outerSignal ? anySignal(outerSignal, stop.signal) : stop.signal;
-  const notify = () => {
-    wake?.();
-    wake = null;
-  };
-  const done = run((piece) => {
-    pieces.push(piece);
-    notify();
-  }, signal).then(
-    (value) => {
-      finished = true;
-      result = value;
-      notify();
-    },
-    (error) => {
-      finished = true;
-      failure = error;
-      notify();
-    },
-  );
-  try {
-    for (;;) {
-      if (pieces.length > 0) yield pieces.shift();
-      else if (finished) break;
-      else await new Promise((resolve) => (wake = resolve));
-    }
-    if (failure) throw failure;
-    return result;
-  } finally {
-    if (!finished) {
-      stop.abort();
-      await done;
-    }
-  }
-}
-
 // Whether a chat() call asks for tool calls.
 function usesTools(options) {
   return options.tools !== undefined || options.toolChoice !== undefined || options.parallelToolCalls !== undefined;
@@ -308,12 +298,6 @@ function throwIfAborted(signal) {
   if (signal?.aborted) throw new AbortError('loading was aborted', { cause: signal.reason });
 }
 
-// An AbortSignal that fires when either signal does (AbortSignal.any needs Node 20).
-function anySignal(a, b) {
-  const controller = new AbortController();
-  for (const s of [a, b]) {
-    if (s.aborted) controller.abort(s.reason);
-    else s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
-  }
-  return controller.signal;
+function isBlob(value) {
+  return typeof Blob !== 'undefined' && value instanceof Blob;
 }

@@ -10,13 +10,15 @@ export const LOAD_OPTIONS = Object.freeze([
 
 export const GENERATE_OPTIONS = Object.freeze([
   'maxTokens', 'temperature', 'topK', 'topP', 'minP', 'repeatPenalty', 'repeatLastN', 'frequencyPenalty',
-  'presencePenalty', 'seed', 'stop', 'addSpecial', 'parseSpecial', 'format', 'grammar', 'signal', 'onToken',
-  'onStats',
+  'presencePenalty', 'seed', 'stop', 'addSpecial', 'parseSpecial', 'format', 'grammar', 'cachePrompt', 'signal',
+  'onToken', 'onStats',
 ]);
 
 // chat() and chatStream() take generate()'s and these (js/tool-calls.js).
 export const TOOL_OPTIONS = Object.freeze(['tools', 'toolChoice', 'parallelToolCalls']);
 export const CHAT_OPTIONS = Object.freeze([...GENERATE_OPTIONS, ...TOOL_OPTIONS]);
+export const STATE_OPTIONS = Object.freeze(['signal']);
+export const SESSION_OPTIONS = Object.freeze(['messages']);
 
 export const TOKENIZE_OPTIONS = Object.freeze(['addSpecial', 'parseSpecial']);
 export const FORMAT_CHAT_OPTIONS = Object.freeze(['addGenerationPrompt', 'tools', 'toolChoice']);
@@ -43,7 +45,7 @@ const OTHER_NAMES = {
   npredict: 'maxTokens', maxnewtokens: 'maxTokens', ntokens: 'maxTokens', temp: 'temperature',
   repetitionpenalty: 'repeatPenalty', penaltylastn: 'repeatLastN', nctx: 'contextSize', contextlength: 'contextSize',
   nthreads: 'threads', abortsignal: 'signal', stopstrings: 'stop', addbos: 'addSpecial',
-  responseformat: 'format', jsonschema: 'format',
+  responseformat: 'format', jsonschema: 'format', reusecache: 'cachePrompt', promptcache: 'cachePrompt',
 };
 
 // Throws a TypeError naming the first option of `options` that is not in

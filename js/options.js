@@ -40,7 +40,7 @@ export function generateOptions(options) {
     }
     out.stop = stop;
   }
-  for (const key of ['addSpecial', 'parseSpecial']) {
+  for (const key of ['addSpecial', 'parseSpecial', 'cachePrompt']) {
     if (options[key] !== undefined) out[key] = Boolean(options[key]);
   }
   const constraint = outputConstraint(options.format, options.grammar);

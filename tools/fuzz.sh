@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(loader tokenizer chat_template)  # a new target: its file, a seed builder, and its name here
+targets=(loader tokenizer chat_template state)  # a new target: its file, a seed builder, and its name here
 
 seconds=60
 selected=()
@@ -54,7 +54,9 @@ run_target() {
     # -timeout: one input taking longer is a hang; -malloc_limit_mb: no
     # single allocation may be that large (the loader refuses big models
     # before allocating them).
-    "build/asan/${name}_fuzz" "$dir/found" "$dir/seeds" -max_total_time="$seconds" -timeout=10 \
+    # state_fuzz reads the models its seeds are states of (seed-corpus.mjs).
+    WLLM_STATE_FUZZ_MODELS=$dir/models "build/asan/${name}_fuzz" "$dir/found" "$dir/seeds" \
+      -max_total_time="$seconds" -timeout=10 \
       -malloc_limit_mb=1024 -rss_limit_mb=3072 -artifact_prefix="$artifacts/" -print_final_stats=1
   else
     node "tests/fuzz/${name}_fuzz.mjs" --corpus "$dir/seeds" --seconds "$seconds" --artifacts "$artifacts"

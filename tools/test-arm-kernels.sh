@@ -10,7 +10,9 @@
 #     SDOT), under `qemu-aarch64 -cpu max`;
 #  3. the aarch64 CLI against the x86 one (build/native/wasm-llm): generated
 #     text, logits and quantized files must be equal byte for byte, on the f32
-#     model and on quantized models whose weights use every NEON kernel;
+#     model and on quantized models whose weights use every NEON kernel; so
+#     must saved states (--prompt-cache), and a state saved on x86 continues
+#     on aarch64 with the x86 text;
 #  4. no fused multiply-add instruction in any aarch64 engine object.
 # binfmt is not registered on our machines, so qemu is called explicitly.
 # Speeds under qemu mean nothing; this checks results only.
@@ -227,6 +229,31 @@ mapfile -t arch_models < <(node --input-type=module -e "
   for (const row of architectures) console.log(row.arch + ' ' + await architectureModel(row, 'q4_0'));")
 [ ${#arch_models[@]} -gt 0 ] || fail "no architecture models"
 for line in "${arch_models[@]}"; do compare "${line%% *}-q4_0" "${line#* }" 100; done
+
+# saved_state NAME MODEL: after the same prompt (past gemma3's ring and lfm2's
+# first convolution checkpoint) both CLIs save the same state, and the aarch64
+# CLI continues from the x86 one's with the text x86 gives without it.
+saved_state() {
+  local name=$1 model=$2 which
+  local prompt="Once upon a time, there was a little girl named Lily. She loved to play in the park with her dog. "
+  prompt="$prompt$prompt$prompt$prompt"
+  for which in x86 arm; do
+    rm -f "$parity/$name.state.$which"
+    cli "$which" generate -m "$model" -p "$prompt" -n 0 --prompt-cache "$parity/$name.state.$which" \
+      >/dev/null 2>"$parity/$name.state.$which.log" || fail "$which --prompt-cache $name"
+  done
+  same "saved state $name ($(wc -c <"$parity/$name.state.x86") bytes)" "$parity/$name.state.x86" "$parity/$name.state.arm"
+  cli x86 generate -m "$model" -p "$prompt Then" -n 30 --temp 0.8 --seed 42 >"$parity/$name.continued.x86" 2>/dev/null ||
+    fail "x86 generate $name"
+  cli arm generate -m "$model" -p "$prompt Then" -n 30 --temp 0.8 --seed 42 --prompt-cache "$parity/$name.state.x86" \
+    >"$parity/$name.continued.arm" 2>"$parity/$name.continued.arm.log" || fail "arm generate $name from the x86 state"
+  grep -qE '\([1-9][0-9]* cached\)' "$parity/$name.continued.arm.log" || fail "arm $name: the state was not reused"
+  same "continued from the x86 state: $name" "$parity/$name.continued.x86" "$parity/$name.continued.arm"
+}
+saved_state stories260K "$stories"
+for line in "${arch_models[@]}"; do
+  case "${line%% *}" in gemma3 | lfm2) saved_state "${line%% *}-q4_0" "${line#* }" ;; esac
+done
 
 # ---- no FMA in aarch64 engine code (-ffp-contract=off, no FMA intrinsics) --------
 

@@ -150,10 +150,11 @@ async function generate() {
       onPiece();
     }
     view.end();
-    const { generatedTokens, stopReason } = finished;
+    const { generatedTokens, stopReason, cachedTokens } = finished;
     stats.finish(finished);
+    const reused = cachedTokens > 0 ? ` Reused ${cachedTokens} prompt tokens from the cache.` : '';
     $('generation-status').textContent =
-      `Done: ${generatedTokens} tokens, ${STOP_REASON_TEXT[stopReason] ?? stopReason}.`;
+      `Done: ${generatedTokens} tokens, ${STOP_REASON_TEXT[stopReason] ?? stopReason}.${reused}`;
   } catch (error) {
     stats.interrupted();
     if (error?.code === 'aborted') {

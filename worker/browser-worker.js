@@ -152,10 +152,8 @@ function yieldToEventLoop() {
 }
 
 let onRequest = null;
+const post = (message, transfer) => self.postMessage(message, transfer);
 self.addEventListener('message', ({ data }) => {
   if (onRequest) onRequest(data);
-  else if (data?.type === 'init') {
-    const post = (message) => self.postMessage(message);
-    onRequest = serve(post, () => createHost(data, post));
-  }
+  else if (data?.type === 'init') onRequest = serve(post, () => createHost(data, post));
 });

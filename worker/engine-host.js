@@ -9,6 +9,7 @@ import { DownloadRestartError } from '../js/readers.js';
 import { CachedCopyError, ModelLoad } from './model-loader.js';
 
 const MAX_DOWNLOAD_RESTARTS = 2;  // a file that keeps changing fails instead
+const STATE_CHUNK_BYTES = 4 << 20;  // bytes of a saved state copied into the heap at a time
 
 export class EngineHost {
   // module: the instantiated Emscripten module; threads: engine threads.
@@ -113,6 +114,39 @@ export class EngineHost {
       if (!checkRequest(this.engine.embeddingStep()).more) return this.engine.embeddingResults();
       await this.platform.yieldToEventLoop();
     }
+  }
+
+  // The tokens the cache holds and their state, as a saved state's bytes
+  // (cpp/engine/state_file.h): copied out of the heap piece by piece.
+  saveState() {
+    const { size, pieces } = checkRequest(this.engine.saveState());
+    const heap = this.module.WasmEngine.heapView(0, 0).buffer;  // nothing allocates while it is read
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (let i = 0; i < pieces.length; i += 2) {
+      out.set(new Uint8Array(heap, pieces[i], pieces[i + 1]), at);
+      at += pieces[i + 1];
+    }
+    return out;
+  }
+
+  // Restores a saved state from `bytes` (a Uint8Array), through the heap a
+  // chunk at a time. A refused state rejects with code 'bad_state'.
+  loadState(bytes) {
+    const { WasmEngine } = this.module;
+    checkRequest(this.engine.beginLoadState(bytes.length));
+    const chunk = Math.min(bytes.length, STATE_CHUNK_BYTES);
+    const ptr = WasmEngine.alloc(chunk);
+    try {
+      for (let at = 0; at < bytes.length; at += chunk) {
+        const piece = bytes.subarray(at, at + chunk);
+        WasmEngine.heapView(ptr, piece.length).set(piece);
+        checkRequest(this.engine.loadStatePiece(ptr, piece.length));
+      }
+    } finally {
+      WasmEngine.free(ptr);
+    }
+    checkRequest(this.engine.finishLoadState());
   }
 
   // The speed benchmark (cpp/engine/bench.h): a prefill of `promptTokens`

@@ -22,5 +22,5 @@ async function createHost() {
   });
 }
 
-const onMessage = serve((message) => parentPort.postMessage(message), createHost);
+const onMessage = serve((message, transfer) => parentPort.postMessage(message, transfer), createHost);
 parentPort.on('message', onMessage);

@@ -8,16 +8,18 @@
 //                    | {id, type: 'tokenize', text, addSpecial, parseSpecial} | {id, type: 'detokenize', ids}
 //                    | {id, type: 'bench', promptTokens, generateTokens}
 //                    | {id, type: 'embed', texts, options} | {id, type: 'rank', query, documents}
+//                    | {id, type: 'saveState'} | {id, type: 'loadState', bytes}
 //                    | {type: 'abort', id}
 //   worker → caller: {type: 'ready'} | {type: 'init-error', message}  (once, at start)
 //                    | {type: 'creating-threads', threads} then {type: 'threads-created'}
 //                      (at start, from a browser's threaded build: see js/client.js)
 //                    | {id, type: 'progress', progress} | {id, type: 'text', text}
 //                    | {id, type: 'done', result} | {id, type: 'error', error}
+// A result that is bytes (saveState's) is transferred, not copied.
 import { describeError } from '../js/errors.js';
 
-// post(message): sends to the caller. Returns onMessage(message) for the
-// caller's messages. createHost() → Promise<EngineHost>.
+// post(message, transfer): sends to the caller. Returns onMessage(message)
+// for the caller's messages. createHost() → Promise<EngineHost>.
 export function serve(post, createHost) {
   const aborts = new Map();  // request id → AbortController
   let queue = Promise.resolve();
@@ -33,13 +35,15 @@ export function serve(post, createHost) {
     bench: (msg) => host.bench(msg.promptTokens, msg.generateTokens),
     embed: (msg, signal) => host.embed(msg.texts, msg.options, signal),
     rank: (msg, signal) => host.rank(msg.query, msg.documents, signal),
+    saveState: () => host.saveState(),
+    loadState: (msg) => host.loadState(msg.bytes),
   };
 
   async function handle(msg, controller) {
     try {
       if (!handlers[msg.type]) throw new Error(`unknown request type '${msg.type}'`);
       const result = await handlers[msg.type](msg, controller.signal);
-      post({ id: msg.id, type: 'done', result });
+      post({ id: msg.id, type: 'done', result }, result instanceof Uint8Array ? [result.buffer] : []);
     } catch (error) {
       post({ id: msg.id, type: 'error', error: describeError(error, msg.type === 'load' ? 'load' : 'generation') });
     } finally {

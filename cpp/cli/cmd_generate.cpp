@@ -1,10 +1,13 @@
 // wasm-llm generate: streams a continuation of the prompt to stdout and a
-// one-line summary to stderr.
+// one-line summary to stderr. --prompt-cache FILE, as llama.cpp's: the
+// state after the prompt is saved there (created if missing), and a later
+// prompt that starts with the same tokens evaluates only the rest.
 #include <cstdio>
 
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/model_file.h"
+#include "cli/state_file_io.h"
 #include "core/file_io.h"
 
 namespace wllm::cli {
@@ -44,7 +47,7 @@ Status run(int argc, char** argv) {
                                          "--top-p", "--min-p", "--repeat-penalty", "--repeat-last-n",
                                          "--frequency-penalty", "--presence-penalty", "--seed", "-t", "--threads",
                                          "-c", "--ctx", "--stop", "--no-special", "--json", "--json-object",
-                                         "--json-schema", "--grammar", "--tokenizer"}));
+                                         "--json-schema", "--grammar", "--tokenizer", "--prompt-cache"}));
   const std::string model = args.get_string({"-m", "--model"});
   if (model.empty()) return Status::error(ErrorCode::kInvalidArgument, "missing -m FILE");
   if (!args.has("-p") && !args.has("--prompt")) return Status::error(ErrorCode::kInvalidArgument, "missing -p TEXT");
@@ -84,13 +87,25 @@ Status run(int argc, char** argv) {
   WLLM_ASSIGN_OR_RETURN(const LoadOptions load, load_options_from(args));
   Engine engine;
   WLLM_RETURN_IF_ERROR(load_model(model, args.get_string({"--tokenizer"}), load, &engine));
+  const std::string prompt_cache = args.get_string({"--prompt-cache"});
+  std::vector<int32_t> cached;  // the tokens of the prompt cache
+  if (!prompt_cache.empty()) {
+    WLLM_RETURN_IF_ERROR(load_state_file(prompt_cache, &engine).status());
+    cached = engine.model().sequence();
+  }
+  // Once the prompt is in, the cache file gets its state, unless it has it already.
+  const auto save_prompt_cache = [&]() -> Status {
+    if (prompt_cache.empty() || engine.model().sequence() == cached) return {};
+    return save_state_file(prompt_cache, &engine);
+  };
 
   write_fully(stdout, prompt.data(), prompt.size());
   std::fflush(stdout);
-  WLLM_ASSIGN_OR_RETURN(const GenerateStats st, engine.generate(prompt, g, [](std::string_view text) {
+  const auto print = [](std::string_view text) {
     write_fully(stdout, text.data(), text.size());
     std::fflush(stdout);
-  }));
+  };
+  WLLM_ASSIGN_OR_RETURN(const GenerateStats st, engine.generate(prompt, g, print, nullptr, save_prompt_cache));
   std::fputc('\n', stdout);
   std::fflush(stdout);  // before the summary on stderr, which is unbuffered
   const auto rate = [](int tokens, double seconds) { return seconds > 0 ? tokens / seconds : 0.0; };
@@ -107,8 +122,10 @@ Status run(int argc, char** argv) {
                          cache.trie_bytes() / 1048576.0, cache.trie_build_seconds() * 1e3,
                          (cache.memory_bytes() - cache.trie_bytes()) / 1048576.0);
   }
-  std::fprintf(stderr, "prompt %d tokens, %.1f tok/s | generated %d tokens, %.1f tok/s | stop: %s | threads %d%s\n",
-               st.prompt_tokens, rate(st.prompt_tokens, st.prefill_seconds), st.generated_tokens,
+  std::fprintf(stderr,
+               "prompt %d tokens (%d cached), %.1f tok/s | generated %d tokens, %.1f tok/s | stop: %s | threads %d%s\n",
+               st.prompt_tokens, st.cached_tokens, rate(st.prompt_tokens - st.cached_tokens, st.prefill_seconds),
+               st.generated_tokens,
                rate(st.generated_tokens, st.decode_seconds), stop_reason_name(st.stop_reason), engine.n_threads(),
                grammar.c_str());
   return {};

@@ -92,7 +92,7 @@ void Checksum64::update(const uint8_t* data, size_t n) {
   buffered_ = n % kStripeBytes;
 }
 
-std::string Checksum64::hex_digest() {
+uint64_t Checksum64::digest() {
   if (buffered_ > 0) {
     std::memset(buffer_ + buffered_, 0, kStripeBytes - buffered_);
     stripes(lanes_, buffer_, 1);
@@ -105,7 +105,11 @@ std::string Checksum64::hex_digest() {
     high = rotl(high + lanes_[l] * kPrime3, 17) * kPrime4;
     low = rotl(low + lanes_[kLanes - 1 - l] * kPrime2, 11) * kPrime1;
   }
-  const uint64_t value = (uint64_t{avalanche(high)} << 32) | avalanche(low);
+  return (uint64_t{avalanche(high)} << 32) | avalanche(low);
+}
+
+std::string Checksum64::hex_digest() {
+  const uint64_t value = digest();
   static const char kHex[] = "0123456789abcdef";
   std::string out(16, '0');
   for (int i = 0; i < 16; ++i) out[i] = kHex[(value >> (60 - 4 * i)) & 15];

@@ -27,7 +27,9 @@ class Checksum64 {
 
   Checksum64();
   void update(const uint8_t* data, size_t n);
-  // The checksum as 16 lowercase hex digits. Ends this checksum: call reset() to reuse.
+  // The checksum. Ends this checksum: call reset() to reuse.
+  uint64_t digest();
+  // The same as 16 lowercase hex digits.
   std::string hex_digest();
   void reset();
 

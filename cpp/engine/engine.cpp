@@ -86,6 +86,7 @@ Status Engine::begin_load(std::span<const FilePrefix> files, const LoadOptions& 
 Status Engine::finish_load() {
   if (!file_ || !arena_) return Status::error(ErrorCode::kInvalidArgument, "finish_load() called before begin_load()");
   WLLM_ASSIGN_OR_RETURN(ModelWeights weights, bind_weights(*file_, config_, arena_.get()));
+  model_id_.reset();
   repacked_tensors_ = repack_weights(config_, &weights, arena_.get());
   weights_ = std::make_unique<ModelWeights>(std::move(weights));
   model_ = std::make_unique<Transformer>(config_, *weights_, n_ctx_, *pool_);
@@ -146,13 +147,20 @@ Status Engine::start_generation(std::string_view prompt, const GenerateOptions& 
   if (options.constraint.active()) {
     WLLM_ASSIGN_OR_RETURN(masker, constraints_.masker_for(options.constraint, *tokenizer_));
   }
-  generation_ = std::make_unique<Generation>(*model_, *tokenizer_, n_ctx_, std::move(tokens), options,
+  // The prompt's prefix the cache holds, short of its last token (whose
+  // logits the first sample needs), back to where the cache can continue.
+  const std::vector<int32_t>& held = model_->sequence();
+  const size_t most = options.reuse_cache ? std::min(held.size(), tokens.size() - 1) : 0;
+  const size_t shared = std::mismatch(tokens.begin(), tokens.begin() + most, held.begin()).first - tokens.begin();
+  const int cached = model_->rewind_point(static_cast<int>(shared));
+  generation_ = std::make_unique<Generation>(*model_, *tokenizer_, n_ctx_, std::move(tokens), cached, options,
                                              std::move(sampler), masker);
   return {};
 }
 
 Result<GenerateStats> Engine::generate(std::string_view prompt, const GenerateOptions& options,
-                                       const TextCallback& on_text, const std::atomic<bool>* abort) {
+                                       const TextCallback& on_text, const std::atomic<bool>* abort,
+                                       const std::function<Status()>& on_prefilled) {
   WLLM_RETURN_IF_ERROR(start_generation(prompt, options));
   std::string text;
   const auto deliver = [&] {
@@ -167,14 +175,38 @@ Result<GenerateStats> Engine::generate(std::string_view prompt, const GenerateOp
       generation_.reset();
       return Status::error(ErrorCode::kAborted, "generation aborted");
     }
+    const bool prefilling = !generation_->prefilled();
     more = generation_->step(&text);
     deliver();
+    if (prefilling && generation_->prefilled() && on_prefilled) {
+      const Status saved = on_prefilled();
+      if (!saved.ok()) {
+        generation_.reset();
+        return saved;
+      }
+    }
   }
   const GenerateStats stats = generation_->stats();
   const Status status = generation_->status();
   generation_.reset();
   if (!status.ok()) return status;
   return stats;
+}
+
+uint64_t Engine::model_id() {
+  if (!model_id_) model_id_ = file_checksum(*file_, config_, weights_.get(), arena_.get());
+  return *model_id_;
+}
+
+Result<StateWriter> Engine::save_state() {
+  if (!model_) return Status::error(ErrorCode::kInvalidArgument, "no model is loaded");
+  return StateWriter(*model_, model_id());
+}
+
+Result<StateReader> Engine::load_state(uint64_t size) {
+  if (!model_) return Status::error(ErrorCode::kInvalidArgument, "no model is loaded");
+  generation_.reset();
+  return StateReader(*model_, model_id(), config_.n_vocab, size);
 }
 
 }  // namespace wllm

@@ -28,6 +28,7 @@
 #include "engine/embedding.h"
 #include "engine/generation.h"
 #include "engine/model_layout.h"
+#include "engine/state_file.h"
 #include "gguf/gguf.h"
 #include "grammar/constraint_cache.h"
 #include "model/config.h"
@@ -101,15 +102,25 @@ class Engine {
   // and tokenizes the prompt, compiles options.constraint (kInvalidArgument
   // names the grammar rule or schema keyword at fault); the caller then runs
   // generation()->step(). Returns kContextFull if the prompt does not fit.
+  //
+  // The model keeps the tokens its cache holds (Transformer::sequence()):
+  // the prompt's prefix they share is not evaluated again (unless
+  // options.reuse_cache is false), from the latest point the cache can
+  // continue from exactly; the rest overwrites what followed. At least the
+  // prompt's last token is evaluated, for its logits. The output is the
+  // same, bit for bit, as with an empty cache.
   Status start_generation(std::string_view prompt, const GenerateOptions& options);
   // The current generation, or nullptr.
   Generation* generation() { return generation_.get(); }
 
   // Generates a continuation of `prompt`. Returns kContextFull if the prompt
   // does not fit, kAborted if *abort became true (text produced so far has
-  // already been passed to on_text).
+  // already been passed to on_text). on_prefilled (optional) runs once the
+  // prompt has been evaluated, before the first token is sampled (to save
+  // the state then); an error it returns ends the generation with it.
   Result<GenerateStats> generate(std::string_view prompt, const GenerateOptions& options, const TextCallback& on_text,
-                                 const std::atomic<bool>* abort = nullptr);
+                                 const std::atomic<bool>* abort = nullptr,
+                                 const std::function<Status()>& on_prefilled = {});
 
   // Evaluates `tokens` from position 0 and stores every position's
   // next-token logits (tokens.size() x n_vocab) in *logits.
@@ -136,6 +147,21 @@ class Engine {
   Pooling embedding_pooling(std::optional<Pooling> requested) const;
   // Whether the model has a classification head to rank with.
   bool is_reranker() const;
+  // Names the model for saved states: a checksum (core/checksum.h) of its
+  // GGUF header (tensor names, types and shapes; the metadata its config
+  // comes from) and its tensor data as the file has them, so every build
+  // computes the same id (model/weights.h: file_checksum). Computed on first
+  // use (a pass over the weights), not at load: only states need it.
+  uint64_t model_id();
+  // The tokens the cache holds and their state, as a saved state's bytes
+  // (engine/state_file.h).
+  Result<StateWriter> save_state();
+  // Restores a saved state of `size` bytes, fed to the reader in order; ends
+  // any unfinished generation. A state its header refuses leaves the cache as
+  // it was; once its body is being read, the cache holds nothing until the
+  // reader's finish() succeeds (after a failure the next prompt is evaluated
+  // in full).
+  Result<StateReader> load_state(uint64_t size);
 
  private:
   struct ArenaDeleter {
@@ -158,6 +184,7 @@ class Engine {
   std::unique_ptr<EmbeddingJob> embedding_;
   ConstraintCache constraints_;
   int n_ctx_ = 0;
+  std::optional<uint64_t> model_id_;
 };
 
 }  // namespace wllm

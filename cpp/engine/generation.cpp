@@ -63,7 +63,7 @@ void StopMatcher::emit(size_t n, std::string* out) {
 }
 
 Generation::Generation(Transformer& model, const Tokenizer& tokenizer, int n_ctx, std::vector<int32_t> prompt,
-                       const GenerateOptions& options, Sampler sampler, TokenMasker* masker)
+                       int cached, const GenerateOptions& options, Sampler sampler, TokenMasker* masker)
     : model_(model),
       tokenizer_(tokenizer),
       n_ctx_(n_ctx),
@@ -75,6 +75,10 @@ Generation::Generation(Transformer& model, const Tokenizer& tokenizer, int n_ctx
       masker_(masker),
       triggers_(options.constraint.triggers, options.constraint.start_triggers) {
   stats_.prompt_tokens = static_cast<int>(prompt_.size());
+  stats_.cached_tokens = cached;
+  pos_ = cached;
+  // The penalties see the whole prompt, cached or not.
+  for (int i = 0; i < cached; ++i) sampler_.accept(prompt_[i]);
   if (masker_) grammar_state_ = masker_->initial_state();
   waiting_for_trigger_ = masker_ && options.constraint.lazy();
 }

@@ -25,6 +25,7 @@ struct GenerateOptions {
   bool add_special = true;            // add BOS etc. as the vocabulary asks
   bool parse_special = true;          // control-token text in the prompt becomes control tokens
   OutputConstraint constraint;        // the output must match this grammar or JSON (schema)
+  bool reuse_cache = true;            // evaluate only the prompt's tokens after those the cache holds
 };
 
 enum class StopReason { kMaxTokens, kEndOfGeneration, kStopString, kContextFull };
@@ -32,6 +33,7 @@ const char* stop_reason_name(StopReason reason);
 
 struct GenerateStats {
   int prompt_tokens = 0;
+  int cached_tokens = 0;       // of the prompt's, those the cache held already (not evaluated again)
   int generated_tokens = 0;
   double prefill_seconds = 0;
   double decode_seconds = 0;
@@ -65,10 +67,12 @@ class Generation {
   static constexpr int kPrefillTokensPerStep = Transformer::kMaxBatch;
 
   // `prompt` must be non-empty, shorter than n_ctx, and every id in the
-  // vocabulary. `masker` (optional) constrains the output to its grammar:
-  // only tokens that can continue it are sampled, end-of-generation only
-  // where it can end, and generation ends where nothing else can follow.
-  Generation(Transformer& model, const Tokenizer& tokenizer, int n_ctx, std::vector<int32_t> prompt,
+  // vocabulary. Its first `cached` tokens (fewer than all) are the model's
+  // cache already, at a rewind point (Transformer::rewind_point): evaluation
+  // starts after them. `masker` (optional) constrains the output to its
+  // grammar: only tokens that can continue it are sampled, end-of-generation
+  // only where it can end, and generation ends where nothing else can follow.
+  Generation(Transformer& model, const Tokenizer& tokenizer, int n_ctx, std::vector<int32_t> prompt, int cached,
              const GenerateOptions& options, Sampler sampler, TokenMasker* masker = nullptr);
 
   // Does one step of work and appends the text it completed to *text.
@@ -79,6 +83,8 @@ class Generation {
   void cancel(std::string* text);
 
   bool done() const { return phase_ == Phase::kDone; }
+  // Whether the whole prompt has been evaluated (the cache holds it).
+  bool prefilled() const { return phase_ != Phase::kPrefill; }
   const GenerateStats& stats() const { return stats_; }
   // kInvalidArgument if the grammar left no token to sample (no token of the
   // vocabulary can continue it); OK otherwise.

@@ -111,6 +111,9 @@ class GgufFile {
   // Bytes from data_offset() to the end of the last tensor's data.
   uint64_t data_size() const { return data_size_; }
 
+  // The header's bytes: from the file's start to the end of the tensor infos.
+  std::span<const uint8_t> header_bytes() const { return *header_bytes_; }
+
   const std::vector<GgufKV>& kvs() const { return *kvs_; }
   const std::vector<GgufTensorInfo>& tensors() const { return *tensors_; }
   const GgufKV* find(std::string_view key) const;

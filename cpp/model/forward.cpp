@@ -55,7 +55,7 @@ Forward::Forward(const ModelConfig& c, const ModelWeights& w, int n_ctx, int max
       text_end_(static_cast<size_t>(c.encoder ? max_batch : 0)),
       values_t_(static_cast<size_t>(max_batch * transposed_values(c))),
       cache_(c, cache_positions(c, n_ctx), max_batch),
-      conv_(c),
+      conv_(c, n_ctx),
       attention_(c, n_ctx, pool.size()),
       buffer_(static_cast<size_t>(max_batch * row_floats(c))),
       logits_(static_cast<size_t>(max_batch * logit_floats(c))),
@@ -89,6 +89,7 @@ Forward::Forward(const ModelConfig& c, const ModelWeights& w, int n_ctx, int max
   rope_local_.freq_base = c.rope_freq_base_local;
   rope_local_.freq_scale = c.rope_freq_scale_local;
   rope_local_.freq_factors = nullptr;
+  sequence_.reserve(static_cast<size_t>(n_ctx));
 }
 
 int64_t Forward::buffer_bytes() const {
@@ -104,11 +105,25 @@ int64_t Forward::plan_buffer_bytes(const ModelConfig& c, int n_ctx, int max_batc
   const int64_t value_staging = max_batch * c.kv_dim() * static_cast<int64_t>(sizeof(uint16_t));
   return max_batch * (per_token * static_cast<int64_t>(sizeof(float)) + int_rows(c) * static_cast<int64_t>(sizeof(int32_t))) +
          value_staging + Attention::plan_bytes(c, n_ctx, n_threads) +
-         ActivationCache::plan_bytes(activation_width(c), max_batch) + ConvState::plan_bytes(c);
+         ActivationCache::plan_bytes(activation_width(c), max_batch) + ConvState::plan_bytes(c, n_ctx);
 }
 
 int64_t Forward::plan_kv_cache_bytes(const ModelConfig& c, int n_ctx, int max_batch) {
   return KvCache::plan_bytes(c, cache_positions(c, n_ctx), max_batch);
+}
+
+int64_t Forward::rewind_point(int64_t p) const {
+  const int64_t length = static_cast<int64_t>(sequence_.size());
+  if (p >= length) return length;
+  if (has_conv_layers(config)) p = conv_.rewind_point(p);
+  return cache_.can_continue_at(p) ? p : 0;
+}
+
+void Forward::rewind(int64_t p) {
+  if (p >= static_cast<int64_t>(sequence_.size())) return;
+  sequence_.resize(static_cast<size_t>(p));
+  cache_.continue_at(p);
+  if (has_conv_layers(config)) conv_.rewind(p);
 }
 
 const float* Forward::run(const int32_t* batch_tokens, int n_tokens, int64_t batch_pos, bool all_logits) {
@@ -136,6 +151,8 @@ const float* Forward::run_packed(const int32_t* batch_tokens, int n_tokens, cons
 }
 
 const float* Forward::pass(const int32_t* batch_tokens, int n_tokens, int64_t batch_pos, Want want) {
+  // An encoder's packed texts have no cache; a decoder's pass continues its sequence.
+  if (!packed_) rewind(batch_pos);
   tokens = batch_tokens;
   n = n_tokens;
   pos = batch_pos;
@@ -151,6 +168,10 @@ const float* Forward::pass(const int32_t* batch_tokens, int n_tokens, int64_t ba
     }
   }
   config.arch->forward(*this);
+  if (!packed_) {
+    sequence_.insert(sequence_.end(), tokens, tokens + n);
+    cache_.stored_up_to(pos + n);
+  }
   return want == Want::kHidden ? x.data : logits_.data();
 }
 
@@ -273,7 +294,7 @@ void Forward::short_conv(int l, const Tensor& w) {
     }
     mul_to(out, bch.row(t) + dim, dim);
   });
-  conv_.push(l, bch.data, bch.width, n);
+  conv_.push(l, pos, bch.data, bch.width, n);
 }
 
 void Forward::add(Rows y, Rows from, float scale) {

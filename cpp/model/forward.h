@@ -42,7 +42,8 @@ class Forward {
   Forward(const ModelConfig& config, const ModelWeights& weights, int n_ctx, int max_batch, ThreadPool& pool);
 
   // Runs tokens[0..n) at positions pos..pos+n-1 through the architecture and
-  // returns the logits after the last token, or (all_logits) after each.
+  // returns the logits after the last token, or (all_logits) after each. pos
+  // is where the last pass ended, or a rewind_point() before it.
   const float* run(const int32_t* tokens, int n, int64_t pos, bool all_logits);
   // The same, but returns the hidden states after the final norm, n rows of
   // dim, where run() would go on to the logits.
@@ -51,6 +52,21 @@ class Forward {
   // tokens[0..n) one text after another: returns the hidden states after the
   // last layer, n rows of dim. Each text's rows are the bits it gets alone.
   const float* run_packed(const int32_t* tokens, int n, const int32_t* text_lengths, int n_texts);
+
+  // The tokens evaluated so far, position by position: what the KV cache
+  // (and the convolution state) holds.
+  const std::vector<int32_t>& sequence() const { return sequence_; }
+  // The latest position <= p (and <= the sequence's length) from which
+  // evaluation can continue exactly: p itself, an earlier convolution
+  // checkpoint, or 0 where a sliding-window ring no longer holds what p needs.
+  int64_t rewind_point(int64_t p) const;
+  // Forgets the positions from p on (p a rewind_point()).
+  void rewind(int64_t p);
+  // What a saved sequence restores (engine/state_file.h): the cache and the
+  // convolution state, written there; then declare their tokens.
+  KvCache& kv_cache() { return cache_; }
+  ConvState& conv_state() { return conv_; }
+  void set_sequence(const int32_t* tokens, int64_t n) { sequence_.assign(tokens, tokens + n); }
 
   int64_t kv_cache_bytes() const { return cache_.bytes(); }
   // Activations, scratch and the convolution layers' state.
@@ -154,6 +170,7 @@ class Forward {
   std::vector<float> values_t_;       // (kv_dim, B) encoders: the batch's values, transposed
   KvCache cache_;
   ConvState conv_;
+  std::vector<int32_t> sequence_;  // (n_ctx) reserved: the tokens at positions 0 .. length - 1
   Attention attention_;
   RopeParams rope_global_, rope_local_;
   std::vector<float> buffer_;    // every Rows above, one after another

@@ -15,6 +15,7 @@ std::vector<KvCache::Layer> KvCache::plan(const ModelConfig& c, int n_ctx, int m
     L.offset = offset;
     if (!lc.attention) continue;
     L.kv_dim = c.layer_kv_dim(l);
+    L.window = lc.window;
     L.slots = lc.window > 0 ? std::min(n_ctx, lc.window + max_batch - 1) : n_ctx;
     offset += 2 * static_cast<int64_t>(L.slots) * L.kv_dim;
   }
@@ -42,6 +43,28 @@ void KvCache::store(int l, int64_t pos, const float* key, const float* value, ui
   f16.from_float(value, scratch, L.kv_dim);
   uint16_t* column = values(l) + slot;
   for (int i = 0; i < L.kv_dim; ++i) column[static_cast<int64_t>(i) * L.slots] = scratch[i];
+}
+
+void KvCache::stored_up_to(int64_t end) {
+  for (Layer& L : layers_) {
+    if (L.slots > 0 && L.slots < n_ctx_) L.oldest = std::max(L.oldest, end - L.slots);
+  }
+}
+
+// A query at p reads positions p - window + 1 .. p; evaluation then stores p
+// before it reads, so positions from max(0, p - window + 1) up to p - 1 must
+// be intact.
+bool KvCache::can_continue_at(int64_t p) const {
+  if (p == 0) return true;
+  for (const Layer& L : layers_) {
+    if (L.window > 0 && std::max<int64_t>(0, p - L.window + 1) < L.oldest) return false;
+  }
+  return true;
+}
+
+void KvCache::continue_at(int64_t p) {
+  if (p > 0) return;  // the positions before p stay as they are
+  for (Layer& L : layers_) L.oldest = 0;
 }
 
 }  // namespace wllm

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "model/config.h"
 #include "model/forward.h"
@@ -34,9 +35,8 @@ class Transformer {
 
   // Runs token `token` at position `pos` (0 <= pos < n_ctx) and returns the
   // next-token logits (n_vocab floats, valid until the next call). Positions
-  // must be fed in order; feeding pos p discards cache entries >= p. A model
-  // with convolution layers (lfm2) keeps only the last positions' inputs
-  // (conv_state.h): its passes must start at 0 or where the last one ended.
+  // must be fed in order: pos is where the last pass ended, or an earlier
+  // rewind_point(), and the positions from pos on are forgotten first.
   const float* forward(int32_t token, int pos) { return forward_batch(&token, 1, pos, false); }
 
   // Runs n (1..kMaxBatch) tokens at positions pos..pos+n-1 (< n_ctx). Returns
@@ -55,6 +55,20 @@ class Transformer {
   const float* encode(const int32_t* tokens, int n, const int32_t* text_lengths, int n_texts) {
     return forward_.run_packed(tokens, n, text_lengths, n_texts);
   }
+  // The tokens evaluated so far, position by position (what the cache holds).
+  const std::vector<int32_t>& sequence() const { return forward_.sequence(); }
+  // The latest position <= p from which evaluation can continue exactly,
+  // giving the bits a fresh evaluation from 0 gives: p itself; for a model
+  // with convolution layers (lfm2) going back, the convolution checkpoint
+  // before p (conv_state.h); 0 where a sliding-window layer's ring no longer
+  // holds the window of p (kv_cache.h).
+  int rewind_point(int p) const { return static_cast<int>(forward_.rewind_point(p)); }
+  // Forgets the positions from p on (p a rewind_point()).
+  void rewind(int p) { forward_.rewind(p); }
+  // The sequence's memory, for saving and restoring it (engine/state_file.h).
+  KvCache& kv_cache() { return forward_.kv_cache(); }
+  ConvState& conv_state() { return forward_.conv_state(); }
+  void set_sequence(const int32_t* tokens, int n) { forward_.set_sequence(tokens, n); }
 
   // Bytes of runtime memory beyond the weights (KV cache + buffers), as
   // allocated, and as planned before allocating (the two agree).

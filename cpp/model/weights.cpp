@@ -1,5 +1,9 @@
 #include "model/weights.h"
 
+#include <algorithm>
+#include <cstring>
+
+#include "core/checksum.h"
 #include "model/architecture.h"
 
 namespace wllm {
@@ -206,6 +210,33 @@ int repack_weights(const ModelConfig& c, ModelWeights* w, uint8_t* arena) {
   // The parts take their whole's new layout.
   for (const Collector::Part& p : all.parts) *p.dest = rows_of(*p.whole, p.first_row, p.n_rows);
   return repacked;
+}
+
+uint64_t file_checksum(const GgufFile& file, const ModelConfig& c, ModelWeights* w, const uint8_t* arena) {
+  Collector all;
+  c.arch->tensors(all, c, w);
+  std::vector<const Tensor*> repacked;
+  for (const auto& [t, role] : all.tensors) {
+    if (t->repacked) repacked.push_back(t);
+  }
+  std::sort(repacked.begin(), repacked.end(), [](const Tensor* a, const Tensor* b) { return a->data < b->data; });
+  Checksum64 sum;
+  sum.update(file.header_bytes().data(), file.header_bytes().size());
+  const uint8_t* at = arena;  // what is summed up to
+  std::vector<uint8_t> group;
+  for (const Tensor* t : repacked) {
+    sum.update(at, static_cast<size_t>(t->data - at));
+    const int rows = t->repacked->rows;
+    group.resize(static_cast<size_t>(rows * t->row_size()));
+    for (int64_t r = 0; r < t->rows(); r += rows) {
+      std::memcpy(group.data(), t->row(r), group.size());
+      t->repacked->unpack(group.data(), t->cols(), rows);
+      sum.update(group.data(), group.size());
+    }
+    at = t->data + t->rows() * t->row_size();
+  }
+  sum.update(at, static_cast<size_t>(arena + file.data_size() - at));
+  return sum.digest();
 }
 
 }  // namespace wllm

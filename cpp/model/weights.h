@@ -116,4 +116,10 @@ Result<ModelWeights> bind_weights(const GgufFile& file, const ModelConfig& confi
 // tensors it repacked.
 int repack_weights(const ModelConfig& config, ModelWeights* weights, uint8_t* arena);
 
+// A checksum (core/checksum.h) of the file's header and tensor data as the
+// file has them: `arena` read in order, each repacked tensor's rows unpacked
+// a group at a time. Every build gives the same, whatever its kernels
+// repacked; the engine names its model by it (Engine::model_id).
+uint64_t file_checksum(const GgufFile& file, const ModelConfig& config, ModelWeights* weights, const uint8_t* arena);
+
 }  // namespace wllm

@@ -77,6 +77,7 @@ bool bool_or(const val& obj, const char* key, bool fallback) {
 val stats_object(const GenerateStats& st) {
   val out = val::object();
   out.set("promptTokens", st.prompt_tokens);
+  out.set("cachedTokens", st.cached_tokens);
   out.set("generatedTokens", st.generated_tokens);
   out.set("prefillSeconds", st.prefill_seconds);
   out.set("decodeSeconds", st.decode_seconds);
@@ -326,7 +327,8 @@ class WasmEngine {
 
   // options: {maxTokens, temperature, topK, topP, minP, repeatPenalty,
   // repeatLastN, frequencyPenalty, presencePenalty, seed, stop: string[],
-  // addSpecial, parseSpecial, constraint}; absent fields keep the engine defaults.
+  // addSpecial, parseSpecial, cachePrompt, constraint}; absent fields keep the
+  // engine defaults.
   val start_generation(const std::string& prompt, const val& options) {
     if (!engine_.loaded()) return status_object(not_loaded());
     GenerateOptions g;
@@ -351,6 +353,7 @@ class WasmEngine {
     s.presence_penalty = static_cast<float>(number_or(options, "presencePenalty", s.presence_penalty));
     g.add_special = bool_or(options, "addSpecial", g.add_special);
     g.parse_special = bool_or(options, "parseSpecial", g.parse_special);
+    g.reuse_cache = bool_or(options, "cachePrompt", g.reuse_cache);
     if (!options.isUndefined() && !options.isNull() && options["stop"].isArray()) {
       const val stop = options["stop"];
       const int n = stop["length"].as<int>();
@@ -362,6 +365,7 @@ class WasmEngine {
     Result<OutputConstraint> constraint = constraint_from(options);
     if (!constraint.ok()) return status_object(constraint.status());
     g.constraint = std::move(*constraint);
+    state_reader_.reset();  // a restore left unfinished stays so: the cache holds nothing
     return status_object(engine_.start_generation(prompt, g));
   }
 
@@ -443,6 +447,49 @@ class WasmEngine {
     return out;
   }
 
+  // The state of the tokens the cache holds (engine/state_file.h):
+  // {code, message, size, pieces}, pieces a Float64Array of (address, bytes)
+  // pairs in the heap, to copy out in order before the engine next runs.
+  val save_state() {
+    if (!engine_.loaded()) return status_object(not_loaded());
+    Result<StateWriter> state = engine_.save_state();
+    if (!state.ok()) return status_object(state.status());
+    saving_.emplace(std::move(*state));  // its header and checksum pieces live in it
+    pieces_.clear();
+    for (const std::span<const uint8_t> piece : saving_->pieces()) {
+      pieces_.push_back(static_cast<double>(reinterpret_cast<uintptr_t>(piece.data())));
+      pieces_.push_back(static_cast<double>(piece.size()));
+    }
+    val out = ok_object();
+    out.set("size", static_cast<double>(saving_->size()));
+    out.set("pieces", val(emscripten::typed_memory_view(pieces_.size(), pieces_.data())));
+    return out;
+  }
+
+  // Restoring a saved state of `size` bytes: begin, then its bytes in order
+  // (each piece at [ptr, ptr + bytes) in the heap), then finish; each returns
+  // {code, message}. A failure leaves the cache empty.
+  val begin_load_state(double size) {
+    if (!engine_.loaded()) return status_object(not_loaded());
+    const Result<int64_t> bytes = integer_in(size, 0, kMaxSafeInteger, "the state's size");
+    if (!bytes.ok()) return status_object(bytes.status());
+    Result<StateReader> reader = engine_.load_state(static_cast<uint64_t>(*bytes));
+    if (!reader.ok()) return status_object(reader.status());
+    state_reader_.emplace(std::move(*reader));
+    return ok_object();
+  }
+  val load_state_piece(double ptr, double bytes) {
+    if (!state_reader_) return status_object(no_state_load());
+    const auto* data = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(ptr));
+    return status_object(state_reader_->write(std::span<const uint8_t>(data, static_cast<size_t>(bytes))));
+  }
+  val finish_load_state() {
+    if (!state_reader_) return status_object(no_state_load());
+    const Status s = state_reader_->finish();
+    state_reader_.reset();
+    return status_object(s);
+  }
+
   // Abort: {text (what was held back), stats}.
   val cancel() {
     Generation* gen = engine_.generation();
@@ -469,7 +516,14 @@ class WasmEngine {
     return out;
   }
 
+  static Status no_state_load() {
+    return Status::error(ErrorCode::kInvalidArgument, "no state is being restored (beginLoadState first)");
+  }
+
   Engine engine_;
+  std::optional<StateWriter> saving_;        // the last saveState()'s state
+  std::vector<double> pieces_;               // and its pieces' (address, bytes) pairs
+  std::optional<StateReader> state_reader_;  // the state being restored
 };
 
 // A hash (Sha256, Checksum64) over bytes already in the wasm heap: the loader
@@ -512,6 +566,10 @@ EMSCRIPTEN_BINDINGS(wasm_llm) {
       .function("startRanking", &WasmEngine::start_ranking)
       .function("embeddingStep", &WasmEngine::embedding_step)
       .function("embeddingResults", &WasmEngine::embedding_results)
+      .function("saveState", &WasmEngine::save_state)
+      .function("beginLoadState", &WasmEngine::begin_load_state)
+      .function("loadStatePiece", &WasmEngine::load_state_piece)
+      .function("finishLoadState", &WasmEngine::finish_load_state)
       .function("bench", &WasmEngine::bench);
   using Sha256 = wllm::wasm::HeapHash<wllm::Sha256>;
   emscripten::class_<Sha256>("Sha256")

@@ -160,7 +160,9 @@ describe('cross-origin isolated page: the threaded build', () => {
     const started = Date.now();
     await demo.generate(prompt);
     expect(Date.now() - started).toBeLessThan(remainingMs / 4);
-    expect(await demo.text('#generation-status')).toBe('Done: 5 tokens, reached the token limit.');
+    // The same prompt: all of it but its last token was in the KV cache.
+    expect(await demo.text('#generation-status'))
+      .toMatch(/^Done: 5 tokens, reached the token limit\. Reused \d+ prompt tokens from the cache\.$/);
     expect(stoppedText.startsWith(await demo.text('#completion .output-text'))).toBe(true);  // same greedy path
   });
 
@@ -254,7 +256,8 @@ describe('cross-origin isolated page: the threaded build', () => {
     expect(await demo.error()).toBeNull();
   });
 
-  it('chat mode keeps the conversation: the second reply answers both turns; New chat starts over', async () => {
+  it('chat mode keeps the conversation and its KV cache: the second reply answers both turns, evaluating only the ' +
+    'new tokens; New chat starts over', async () => {
     const { demo, page } = t;
     await demo.settings({ temperature: 0, maxTokens: 24 });
     await demo.loadPreset(LOCAL_PRESET);
@@ -263,6 +266,9 @@ describe('cross-origin isolated page: the threaded build', () => {
     await demo.generate('Tell me a story.');
     expect(await page.inputValue('#prompt')).toBe('');  // sent
     await demo.generate('What happened next?');
+    const figures = await demo.stats();
+    const [, promptTokens, reused] = /^(\d+) \(reused (\d+)\)$/.exec(figures.prompt).map(Number);
+    expect(await demo.text('#generation-status')).toContain(`Reused ${reused} prompt tokens from the cache.`);
 
     const log = await page.$$eval('#chat-log .message', (items) => items.map((li) => ({
       role: li.classList.contains('user') ? 'user' : 'assistant',
@@ -283,6 +289,9 @@ describe('cross-origin isolated page: the threaded build', () => {
           first: await llm.chat(log.slice(0, 1), options),
           second: await llm.chat(log.slice(0, 3), options),
           secondAlone: await llm.chat(log.slice(2, 3), options),
+          secondWithoutCache: await llm.chat(log.slice(0, 3), { ...options, cachePrompt: false }),
+          firstPromptTokens: (await llm.tokenize(llm.formatChat(log.slice(0, 1)))).length,
+          secondTurnTokens: (await llm.tokenize(llm.formatChat(log.slice(0, 3)))).length,
         };
       } finally {
         await llm.dispose();
@@ -290,7 +299,11 @@ describe('cross-origin isolated page: the threaded build', () => {
     }, { url: MODEL_PATH, log });
     expect(log[1].content).toBe(reference.first);
     expect(log[3].content).toBe(reference.second);
+    expect(reference.second).toBe(reference.secondWithoutCache);
     expect(reference.second).not.toBe(reference.secondAlone);  // so the history mattered
+    // The second turn did not evaluate the first turn's prompt again.
+    expect(promptTokens).toBe(reference.secondTurnTokens);
+    expect(reused).toBeGreaterThanOrEqual(reference.firstPromptTokens);
 
     await page.click('#new-chat');
     expect(await page.locator('#chat-log .message').count()).toBe(0);

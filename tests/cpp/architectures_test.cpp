@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli_runner.h"
+#include "synthetic_model.h"
 #include "engine/engine.h"
 #include "gguf/gguf_writer.h"
 #include "model/architecture.h"
@@ -24,9 +25,6 @@ namespace wllm {
 namespace {
 
 using testing::remove_scratch_files;
-using testing::run_cli;
-using testing::scratch_file;
-using testing::shared_models;
 
 // Changes a tensor's name or shape (ne[0] first); false drops it.
 using TensorEdit = std::function<bool(std::string* name, std::vector<int64_t>* ne)>;
@@ -70,24 +68,10 @@ constexpr int kWindow = 8;     // crossed many times by kTokens
 constexpr int kTokens = 150;   // more than two batches, past the ring of local layers
 constexpr int kContext = 256;
 
-// A small model of `arch`: head width 32 beside a width of 64 (the head width
-// is its own key; an encoder's heads make its width, 16 each), grouped-query
-// attention, the 512-token stories260K vocabulary, q8_0 matrices.
-std::string synth_model(const std::string& arch) {
-  const std::string path = scratch_file(arch + ".gguf");
-  const std::string head_dim = find_architecture(arch)->encoder ? "16" : "32";
-  const testing::CliResult r =
-      run_cli("synth --arch " + arch + " --shape 64x3:4/2:128 --head-dim " + head_dim + " --sliding-window " +
-              std::to_string(kWindow) + " --type q8_0 --seed 3 --ctx " + std::to_string(kContext) + " --vocab " +
-              shared_models() + "/stories260K.gguf -o " + path);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return path;
-}
+std::string synth_model(const std::string& arch) { return testing::synth_model(arch, kWindow, kContext); }
 
 Status load(Engine* e, const std::vector<uint8_t>& file, int threads) {
-  WLLM_RETURN_IF_ERROR(e->begin_load(file, file.size(), {.n_ctx = kContext, .n_threads = threads}));
-  std::copy(file.begin() + e->data_offset(), file.begin() + e->data_offset() + e->data_size(), e->data_destination());
-  return e->finish_load();
+  return testing::load_engine(e, file, threads, kContext);
 }
 
 std::vector<int32_t> test_tokens() {
@@ -212,24 +196,8 @@ TEST_P(Architectures, BuffersTakeWhatWasPlanned) {
   }
 }
 
-std::vector<std::string> architecture_list() {
-  std::vector<std::string> names;
-  const std::string all = architecture_names();
-  for (size_t start = 0; start < all.size();) {
-    const size_t end = std::min(all.find(", ", start), all.size());
-    names.push_back(all.substr(start, end - start));
-    start = end + 2;
-  }
-  return names;
-}
-
-// Test names are the architecture's, "-" as "_" (GoogleTest allows no other characters).
-INSTANTIATE_TEST_SUITE_P(Table, Architectures, ::testing::ValuesIn(architecture_list()),
-                         [](const ::testing::TestParamInfo<std::string>& p) {
-                           std::string name = p.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Table, Architectures, ::testing::ValuesIn(testing::architecture_list()),
+                         testing::architecture_test_name);
 
 // Status of loading `arch`'s synthetic model with metadata key `key` dropped
 // and `set` applied.
@@ -352,7 +320,7 @@ TEST(ArchitectureTable, AnUnknownArchitectureIsNamedWithTheSupportedOnes) {
   EXPECT_NE(s.message().find("architecture 'bogus' is not supported (supported: " + architecture_names() + ")"),
             std::string::npos)
       << s.message();
-  for (const std::string& name : architecture_list()) EXPECT_NE(find_architecture(name), nullptr) << name;
+  for (const std::string& name : testing::architecture_list()) EXPECT_NE(find_architecture(name), nullptr) << name;
 }
 
 TEST(ArchitectureTable, AKnownUnsupportedEncoderSaysWhatItIs) {

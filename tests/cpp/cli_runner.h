@@ -54,16 +54,19 @@ inline std::vector<uint8_t> read_file_bytes(const std::string& path) {
 struct CliResult {
   int exit_code;
   std::string err;  // stderr
+  std::string out;  // stdout
 };
 
-// Runs `wasm-llm ARGS`, capturing stderr.
+// Runs `wasm-llm ARGS`, capturing stdout and stderr.
 inline CliResult run_cli(const std::string& args) {
-  const std::string err_path = scratch_file("stderr.txt");
-  const std::string cmd = cli_path() + " " + args + " >/dev/null 2>" + err_path;
+  const std::string err_path = scratch_file("stderr.txt"), out_path = scratch_file("stdout.txt");
+  const std::string cmd = cli_path() + " " + args + " >" + out_path + " 2>" + err_path;
   const int status = std::system(cmd.c_str());
-  const std::vector<uint8_t> err = read_file_bytes(err_path);
+  const std::vector<uint8_t> err = read_file_bytes(err_path), out = read_file_bytes(out_path);
   std::remove(err_path.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(err.begin(), err.end())};
+  std::remove(out_path.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(err.begin(), err.end()),
+          std::string(out.begin(), out.end())};
 }
 
 }  // namespace wllm::testing

@@ -1,6 +1,7 @@
-// `wasm-llm quantize` and `wasm-llm synth`, run as the built binary (it sits
-// next to this test executable) on real and synthetic models; the results are
-// read back with the GGUF reader. CMake builds the binary before this test.
+// `wasm-llm quantize`, `synth` and `generate`, run as the built binary (it
+// sits next to this test executable) on real and synthetic models; the
+// results are read back with the GGUF reader. CMake builds the binary before
+// this test.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli_runner.h"
@@ -229,6 +231,61 @@ TEST_F(Cli, ConstrainedGeneration) {
     EXPECT_EQ(r.exit_code, 1) << c.args;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
   }
+}
+
+// --prompt-cache FILE: created by the first run, then reused by a run whose
+// prompt starts with its tokens (the same text as without it), rewritten for
+// another prompt; a damaged file or another model's is an error that says so.
+// The prompt's tokens and those of them the cache held, from generate's summary line.
+std::pair<int, int> prompt_and_cached(const std::string& summary) {
+  int prompt = -1, cached = -1;
+  const size_t at = summary.find("prompt ");
+  if (at != std::string::npos) std::sscanf(summary.c_str() + at, "prompt %d tokens (%d cached)", &prompt, &cached);
+  return {prompt, cached};
+}
+
+TEST_F(Cli, PromptCacheIsCreatedReusedAndChecked) {
+  const std::string st = shared_models() + "/stories260K.gguf";
+  const std::string cache = scratch_file("prompt.cache");
+  const std::string prompt = "'Once upon a time, there was a little girl named Lily. She loved'";
+  const std::string longer = "'Once upon a time, there was a little girl named Lily. She loved to play outside'";
+  const auto generate = [&](const std::string& p, const std::string& more) {
+    return run_cli("generate -m " + st + " -p " + p + " -n 24 --seed 4 " + more);
+  };
+  const CliResult plain = generate(prompt, ""), plain_longer = generate(longer, "");
+  const CliResult created = generate(prompt, "--prompt-cache " + cache);
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_EQ(created.out, plain.out);
+  const int n = prompt_and_cached(created.err).first;
+  EXPECT_EQ(prompt_and_cached(created.err), std::make_pair(n, 0)) << created.err;
+  const Bytes saved = read_file_bytes(cache);
+  ASSERT_GT(saved.size(), 40u);
+  EXPECT_EQ(std::string(saved.begin(), saved.begin() + 8), "WLLMSTAT");
+  // The same prompt: all but its last token from the cache, which stays as it is.
+  const CliResult reused = generate(prompt, "--prompt-cache " + cache);
+  EXPECT_EQ(reused.out, plain.out);
+  EXPECT_EQ(prompt_and_cached(reused.err), std::make_pair(n, n - 1)) << reused.err;
+  EXPECT_EQ(read_file_bytes(cache), saved);
+  // A longer prompt: its first tokens from the cache, which then holds it.
+  const CliResult extended = generate(longer, "--prompt-cache " + cache);
+  EXPECT_EQ(extended.out, plain_longer.out);
+  EXPECT_EQ(prompt_and_cached(extended.err).second, n) << extended.err;
+  EXPECT_GT(read_file_bytes(cache).size(), saved.size());
+
+  Bytes damaged = read_file_bytes(cache);
+  damaged[damaged.size() / 2] ^= 1;
+  std::FILE* f = std::fopen(cache.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fwrite(damaged.data(), 1, damaged.size(), f);
+  std::fclose(f);
+  CliResult r = generate(longer, "--prompt-cache " + cache);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(cache + ": the state is damaged"), std::string::npos) << r.err;
+  const std::string other = scratch_file("other.gguf");
+  ASSERT_EQ(run_cli("synth --shape 64x1 --type q8_0 --ctx 64 --vocab " + st + " -o " + other).exit_code, 0);
+  r = run_cli("generate -m " + other + " -p Hi -n 2 --prompt-cache " + cache);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("the state was saved from another model"), std::string::npos) << r.err;
 }
 
 // A vocabulary without the characters a grammar needs: a clear error, not a hang.

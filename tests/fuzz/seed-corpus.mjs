@@ -182,6 +182,32 @@ function tokenizerSeeds(out) {
   });
 }
 
+// state_fuzz restores states into the models in ../models (beside the seeds,
+// so they are no inputs; byte 0 picks one in name order), read from
+// $WLLM_STATE_FUZZ_MODELS: stories260K, and small models with a sliding-
+// window ring and a convolution state. Its seeds are their states (the
+// sanitized CLI's --prompt-cache files) after prompts of several lengths,
+// behind byte 0, byte 1 (piece size) and byte 2 (bit 0: fix the checksum).
+function stateSeeds(out, cli) {
+  const models = join(out, '..', 'models');
+  mkdirSync(models, { recursive: true });
+  copyFileSync(stories, join(models, '0-stories260K.gguf'));
+  ['gemma3', 'lfm2'].forEach((arch, i) => {
+    execFileSync(cli, ['synth', '--arch', arch, '--shape', '64x3:4/2:128', '--head-dim', '32', '--sliding-window', '4',
+      '--type', 'q8_0', '--ctx', '128', '--vocab', stories, '-o', join(models, `${i + 1}-${arch}.gguf`)],
+    { stdio: ['ignore', 'ignore', 'pipe'] });
+  });
+  const story = 'Once upon a time, there was a little girl named Lily. She loved to play in the park with her dog. ';
+  readdirSync(models).sort().forEach((file, index) => {
+    for (const [length, pieces, fix] of [[20, 0, 0], [150, 7, 1], [300, 200, 0]]) {
+      const state = join(out, `state-${index}-${length}.bin`);
+      execFileSync(cli, ['generate', '-m', join(models, file), '-p', story.repeat(4).slice(0, length), '-n', '0',
+        '-c', '96', '--prompt-cache', state], { stdio: ['ignore', 'ignore', 'pipe'] });
+      writeFileSync(state, Buffer.concat([Buffer.from([index, pieces, fix]), readFileSync(state)]));
+    }
+  });
+}
+
 // chat_template_fuzz reads {template, messages, addGenerationPrompt, bosToken, eosToken}.
 function chatTemplateSeeds(out) {
   const templates = { fallback: FALLBACK_CHAT_TEMPLATE };
@@ -204,7 +230,7 @@ function chatTemplateSeeds(out) {
   }
 }
 
-const builders = { loader: loaderSeeds, tokenizer: tokenizerSeeds, chat_template: chatTemplateSeeds };
+const builders = { loader: loaderSeeds, tokenizer: tokenizerSeeds, chat_template: chatTemplateSeeds, state: stateSeeds };
 
 const [target, out, cli] = process.argv.slice(2);
 if (!builders[target] || !out) {

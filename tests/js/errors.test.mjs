@@ -31,7 +31,7 @@ describe('the list of codes', () => {
   it('the C++ enum and its names come from error_codes.def', () => {
     const codes = engineCodes();
     expect(codes.map((c) => c.name)).toEqual(['ok', 'invalid_argument', 'bad_file', 'unsupported', 'out_of_memory',
-      'context_full', 'aborted', 'io', 'need_more_data', 'internal']);
+      'context_full', 'aborted', 'io', 'need_more_data', 'internal', 'bad_state']);
     expect(new Set(codes.map((c) => c.number)).size).toBe(codes.length);
     for (const file of ['cpp/core/status.h', 'cpp/core/status.cpp']) {
       const text = fs.readFileSync(path.join(repoRoot, file), 'utf8');

@@ -76,8 +76,8 @@ describe('the options each call accepts', () => {
     const generate = {
       maxTokens: 30, temperature: 0.5, topK: 20, topP: 0.9, minP: 0.02, repeatPenalty: 1.1, repeatLastN: 32,
       frequencyPenalty: 0.1, presencePenalty: 0.1, seed: 5, stop: ['zzz'], addSpecial: true, parseSpecial: false,
-      grammar: 'root ::= [a-z ]+', signal: new AbortController().signal, onToken: (p) => pieces.push(p),
-      onStats: (s) => (stats = s),
+      grammar: 'root ::= [a-z ]+', cachePrompt: false, signal: new AbortController().signal,
+      onToken: (p) => pieces.push(p), onStats: (s) => (stats = s),
     };
     // format and grammar exclude each other: format gets a call of its own.
     expect([...Object.keys(generate), 'format'].sort()).toEqual(interfaceMembers('GenerateOptions').sort());

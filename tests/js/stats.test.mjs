@@ -18,8 +18,11 @@ afterAll(() => llm?.dispose());
 function expectStats(stats, { promptTokens, generatedTokens, stopReason }) {
   expect(stats).toEqual({
     promptTokens, generatedTokens, stopReason, prefillSeconds: expect.any(Number), decodeSeconds: expect.any(Number),
-    threadsUsed: 1,
+    grammarSeconds: 0, cachedTokens: expect.any(Number), threadsUsed: 1,
   });
+  // The cache held some of the prompt (an earlier call's), never all of it.
+  expect(stats.cachedTokens).toBeGreaterThanOrEqual(0);
+  expect(stats.cachedTokens).toBeLessThan(promptTokens);
   expect(stats.prefillSeconds).toBeGreaterThan(0);
   expect(stats.decodeSeconds).toBeGreaterThan(0);
 }
@@ -71,7 +74,11 @@ describe('stats per call', () => {
     const stream = llm.chatStream(messages, { maxTokens: 6, temperature: 0 });
     let next;
     while (!(next = await stream.next()).done);
-    expect(next.value).toEqual({ ...chatStats, prefillSeconds: expect.any(Number), decodeSeconds: expect.any(Number) });
+    // The second call found the first's prompt in the KV cache.
+    expect(next.value).toEqual({
+      ...chatStats, cachedTokens: chatStats.promptTokens - 1, prefillSeconds: expect.any(Number),
+      decodeSeconds: expect.any(Number),
+    });
   });
 
   it('an aborted generation reports no stats, and the model keeps none', async () => {

@@ -1,17 +1,20 @@
 // The API from a CommonJS module, typed: LLM.load directly, the rest through
 // api(); errors branched on by code, which needs no class. Type-checked, never run.
 import wasmLlm = require('wasm-llm');
-import type { ChatCompletion, ChatReply, ErrorCode, GenerationStats, LLMInstance, LoadOptions } from 'wasm-llm';
+import type { ChatCompletion, ChatReply, ChatSession, ErrorCode, GenerationStats, LLMInstance, LoadOptions } from 'wasm-llm';
 
 async function main(): Promise<void> {
   const options: LoadOptions = { threads: 1, contextSize: 256 };
   const llm: LLMInstance = await wasmLlm.LLM.load('stories260K', options);
   let stats: GenerationStats | undefined;
   const text: string = await llm.generate('Once upon a time', { maxTokens: 20, onStats: (s) => (stats = s) });
-  console.log(text, stats?.prefillSeconds);
+  console.log(text, stats?.prefillSeconds, stats?.cachedTokens);
   const reply: ChatReply = await llm.chat([{ role: 'user', content: 'Hi' }], { tools: [{ name: 'now' }] });
   const completion: ChatCompletion = await llm.chat.completions.create({ messages: [{ role: 'user', content: 'Hi' }] });
   console.log(reply.toolCalls, completion.choices[0].message.content);
+  const session: ChatSession = llm.session({ messages: [{ role: 'system', content: 'Be brief.' }] });
+  console.log(await session.chat('Hi'));
+  await llm.loadState(await llm.saveState());
   await llm.dispose();
 
   const { LLM, LoadError } = await wasmLlm.api();

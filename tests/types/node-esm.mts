@@ -7,8 +7,8 @@ import {
   type BenchOptions, type EmbedOptions, type ErrorCode, type FormatChatOptions, type GenerateOptions,
   type GenerationStats, type LoadOptions, type LoadProgress, type ModelInfo, type RankOptions, type TokenizeOptions,
   type ChatCompletion, type ChatCompletionChunk, type ChatCompletionMessageParam, type ChatCompletionRequest,
-  type ChatMessage, type ChatReply, type Completion, type CompletionRequest, type ToolCall, type ToolChatStats,
-  type ToolOptions,
+  type ChatMessage, type ChatReply, type ChatSession, type Completion, type CompletionRequest, type SessionOptions,
+  type StateBytes, type StateOptions, type ToolCall, type ToolChatStats, type ToolOptions,
 } from 'wasm-llm';
 
 const controller = new AbortController();
@@ -50,6 +50,7 @@ const generateOptions = {
   stop: ['\n\n'],
   addSpecial: true,
   parseSpecial: false,
+  cachePrompt: true,
   signal: controller.signal,
   onToken: (piece: string) => process.stdout.write(piece),
   onStats: (s: GenerationStats) => {
@@ -65,7 +66,7 @@ const grammarOptions = { grammar: 'root ::= "yes" | "no"' } satisfies GenerateOp
 const text: string = await llm.generate('Once upon a time', generateOptions);
 const answer: string = await llm.generate('Is it?', grammarOptions);
 console.log(answer);
-console.log(text.length, stats?.generatedTokens, stats?.stopReason);
+console.log(text.length, stats?.generatedTokens, stats?.cachedTokens, stats?.stopReason);
 
 // The stream's return value is the stats.
 const pieces = llm.stream('Once upon a time', { maxTokens: 20, stop: 'The end' });
@@ -81,6 +82,28 @@ for (let r = await pieces.next(); ; r = await pieces.next()) {
 for await (const piece of llm.chatStream([{ role: 'user', content: 'Hi' }], { maxTokens: 8 })) console.log(piece);
 const reply: string = await llm.chat([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }]);
 console.log(reply);
+
+// A conversation that remembers: each turn evaluates only its new tokens.
+const system: ChatMessage = { role: 'system', content: 'Be brief.' };
+const sessionOptions = { messages: [system] } satisfies Required<SessionOptions>;
+const session: ChatSession = llm.session(sessionOptions);
+const first: string = await session.chat('Hi', { maxTokens: 16 });
+const second: string = await session.chat({ role: 'user', content: 'And then?' }, {
+  onStats: (s) => console.log(s.cachedTokens),
+});
+for await (const piece of session.chatStream('Go on.', { maxTokens: 8 })) console.log(piece);
+const history: ChatMessage[] = session.messages;
+console.log(first, second, history.length);
+// @ts-expect-error: the history is read-only
+session.messages = [];
+
+// A saved state: bytes to keep (a file, OPFS, IndexedDB) and restore later, in any build.
+const stateOptions = { signal: controller.signal } satisfies Required<StateOptions>;
+await llm.generate('A long system prompt', { maxTokens: 0 });
+const state: StateBytes = await llm.saveState(stateOptions);
+await llm.loadState(state, stateOptions);
+await llm.loadState(state.buffer);
+await llm.loadState(new Blob([state]));
 
 const formatOptions = { addGenerationPrompt: false, tools: [], toolChoice: 'none' } satisfies Required<FormatChatOptions>;
 const prompt: string = llm.formatChat([{ role: 'user', content: 'Hi' }], formatOptions);
@@ -119,6 +142,7 @@ function explain(error: unknown): string {
     case 'sha256_mismatch': return 'not the expected file';
     case 'out_of_memory': return 'too big';
     case 'context_full': return 'the prompt is too long';
+    case 'bad_state': return 'not a saved state of this model';
     case 'aborted': return 'cancelled';
     case 'disposed': return 'the model is gone';
     case 'worker_failed': return 'the engine stopped';

@@ -39,6 +39,7 @@ const generateOptions = {
   stop: 'The end',
   addSpecial: true,
   parseSpecial: true,
+  cachePrompt: false,
   signal: controller.signal,
   onToken: (piece) => document.body.append(piece),
   onStats: (stats) => console.log(stats.promptTokens / stats.prefillSeconds),
@@ -80,6 +81,15 @@ async function run(input: HTMLInputElement): Promise<void> {
         messages: [{ role: 'user', content: text }], stream: true, stream_options: { include_usage: true },
       });
       for await (const chunk of chunks) document.body.append(chunk.choices[0]?.delta.content ?? '');
+      // A saved state kept in OPFS, restored on the next visit.
+      const dir = await navigator.storage.getDirectory();
+      const handle = await dir.getFileHandle('state.bin', { create: true });
+      const writable = await handle.createWritable();
+      await writable.write(await llm.saveState());
+      await writable.close();
+      await llm.loadState(await handle.getFile());
+      const chat = llm.session();
+      console.log(await chat.chat('Hi'), chat.messages.length);
       await llm.dispose();
     } catch (error) {
       if (error instanceof AbortError) continue;
