@@ -39,6 +39,9 @@ const gemma2 = { shape: 'gemma2-2b', vocab: 'ggml-vocab-command-r.gguf', ctx: 81
 // Phi-3.5-mini's own vocabulary (Phi-3's); GPT-2's 50257 tokens for Granite 3.3's 49159.
 const phi3 = { shape: 'phi3.5-mini', vocab: 'ggml-vocab-phi-3.gguf', ctx: 131072 };
 const granite = { shape: 'granite-3.3-2b', vocab: 'ggml-vocab-gpt-2.gguf', ctx: 131072 };
+// GPT-2's own; Falcon's 65024 tokens for LFM2's 65536.
+const gpt2 = { shape: 'gpt2-124m', vocab: 'ggml-vocab-gpt-2.gguf', ctx: 1024 };
+const lfm2 = { shape: 'lfm2-1.2b', vocab: 'ggml-vocab-falcon.gguf', ctx: 128000 };
 // `--shapes a,b` and `--types x,y` pick from all of the lists below (e.g. one
 // model of the full run, or `--quick --shapes tinyllama-1.1b`: the quick
 // settings on TinyLlama); without them --quick keeps the first, small ones.
@@ -50,7 +53,7 @@ function pick(all, quickDefault, flag, nameOf = (x) => x) {
   if (kept.length === 0) throw new Error(`${flag}: none of ${wanted.join(', ')} is in ${all.map(nameOf).join(', ')}`);
   return kept;
 }
-const shapes = pick([stories15M, smollm2, tinyllama, qwen3, gemma3, gemma2, smollm3, phi3, granite],
+const shapes = pick([stories15M, smollm2, tinyllama, qwen3, gemma3, gemma2, smollm3, phi3, granite, gpt2, lfm2],
   [stories15M, smollm2], '--shapes', (s) => s.shape);
 const types = pick(['f16', 'q8_0', 'q4_0', 'q4_K_M'], ['q4_0'], '--types');
 const nodeFlag = process.argv.indexOf('--node');

@@ -81,7 +81,7 @@ Status run(int argc, char** argv) {
   }
   WLLM_ASSIGN_OR_RETURN(LoadOptions load, load_options_from(args));
   Engine engine;
-  WLLM_RETURN_IF_ERROR(load_model(model, load, &engine));
+  WLLM_RETURN_IF_ERROR(load_model(model, /*tokenizer_path=*/"", load, &engine));
 
   // The embedding or ranking alone is timed (the benchmark reads it).
   const auto start = std::chrono::steady_clock::now();

@@ -109,6 +109,26 @@ describe('conversations and streams (stories260K)', () => {
     expect(stats.promptTokens).toBe((await llm.tokenize(prompt)).length);
   });
 
+
+  it('a session keeps a reply\'s calls and the tool\'s result, and replies as chat() does to the same messages', async () => {
+    const call = { tools: TOOLS, toolChoice: { name: 'get_weather' }, parallelToolCalls: false, seed: 1, maxTokens: 160 };
+    const session = llm.session();
+    const first = await session.chat('Weather in Paris?', call);
+    expect(first).toEqual(await llm.chat([{ role: 'user', content: 'Weather in Paris?' }], call));
+    expect(first.toolCalls).toHaveLength(1);
+    expect(session.messages).toEqual([{ role: 'user', content: 'Weather in Paris?' }, first]);
+    const result = { role: 'tool', toolCallId: first.toolCalls[0].id, content: '{"temp": 21}' };
+    const answer = { tools: TOOLS, toolChoice: 'none', seed: 1, maxTokens: 20 };
+    const stream = session.chatStream(result, answer);
+    const pieces = [];
+    let r;
+    for (r = await stream.next(); !r.done; r = await stream.next()) pieces.push(r.value);
+    expect(r.value.toolCalls).toEqual([]);
+    const history = session.messages;
+    expect(history.slice(0, 3)).toEqual([{ role: 'user', content: 'Weather in Paris?' }, first, result]);
+    expect(history[3]).toEqual({ role: 'assistant', content: pieces.join(''), toolCalls: [] });
+    expect(history[3]).toEqual(await llm.chat(history.slice(0, 3), answer));
+  });
   it('chatStream() yields the content only and returns the calls; chat()\'s onToken gets the same pieces', async () => {
     const options = { tools: TOOLS, ...SAMPLING, maxTokens: 96 };
     for (let seed = 0; seed < 6; seed += 1) {
