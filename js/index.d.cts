@@ -13,7 +13,7 @@ export type {
   ChatFunction, ChatOptions, ChatReply, FunctionTool, Tool, ToolCall, ToolChatStats, ToolChoice, ToolOptions,
   ChatCompletion, ChatCompletionChunk, ChatCompletionContentPartText, ChatCompletionMessageParam,
   ChatCompletionMessageToolCall, ChatCompletionRequest, ChatCompletionTool, ChatCompletionToolChoiceOption, Completion,
-  CompletionRequest, CompletionUsage, FinishReason, RequestOptions, ResponseFormat,
+  CompletionRequest, CompletionUsage, EmbeddingRequest, EmbeddingResponse, FinishReason, RequestOptions, ResponseFormat,
   /** What LLM.load resolves to. */
   LLM as LLMInstance,
 } from './index.js' with { 'resolution-mode': 'import' };

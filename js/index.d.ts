@@ -463,6 +463,13 @@ export class LLM {
   createCompletion(request: CompletionRequest, options?: RequestOptions): Promise<Completion | AsyncIterable<Completion>>;
   /** `llm.completions.create()`: createCompletion() as the OpenAI SDK and WebLLM spell it. */
   readonly completions: { create: LLM['createCompletion'] };
+  /**
+   * OpenAI-style embeddings of `input` (one text or several), pooled and L2-normalized as
+   * embed() does by default; `usage` counts each text's tokens as the model evaluated them.
+   */
+  createEmbedding(request: EmbeddingRequest, options?: RequestOptions): Promise<EmbeddingResponse>;
+  /** `llm.embeddings.create()`: createEmbedding() as the OpenAI SDK and WebLLM spell it. */
+  readonly embeddings: { create: LLM['createEmbedding'] };
   /** The prompt text chat() generates from. */
   formatChat(messages: readonly ChatMessage[], options?: FormatChatOptions): string;
   /**
@@ -509,7 +516,7 @@ export class LLM {
   dispose(): Promise<void>;
 }
 
-// ---- The OpenAI-style API (createChatCompletion, createCompletion) ----
+// ---- The OpenAI-style API (createChatCompletion, createCompletion, createEmbedding) ----
 // The shapes of OpenAI's Chat Completions and Completions APIs, as WebLLM also
 // takes and returns them. A parameter typed `null` here is accepted only as
 // null (or absent): any other value rejects with code 'unsupported'.
@@ -676,6 +683,26 @@ export interface Completion {
   model: string;
   choices: { index: 0; text: string; logprobs: null; finish_reason: FinishReason | null }[];
   usage?: CompletionUsage | null;
+}
+
+export interface EmbeddingRequest {
+  /** The text, or texts, to embed (token-id arrays are not taken). */
+  input: string | readonly string[];
+  /** Ignored: the loaded model answers. */
+  model?: string | null;
+  /** 'float' (default): arrays of numbers; 'base64': each vector's float32 bytes, little-endian. */
+  encoding_format?: 'float' | 'base64' | null;
+  /** Only the model's own embedding size (info.embeddingSize); another is 'unsupported'. */
+  dimensions?: number | null;
+  user?: string | null;
+}
+
+export interface EmbeddingResponse {
+  object: 'list';
+  data: { object: 'embedding'; index: number; embedding: number[] | string }[];
+  /** The loaded model's name (general.name), or its architecture. */
+  model: string;
+  usage: { prompt_tokens: number; total_tokens: number };
 }
 
 export interface RegistryModel {

@@ -12,7 +12,7 @@ import {
   TOKENIZE_OPTIONS, checkOptionNames,
 } from './option-names.js';
 import { INT_MAX, checkInteger, generateOptions, loadOptions } from './options.js';
-import { createChatCompletion, createCompletion } from './openai.js';
+import { createChatCompletion, createCompletion, createEmbedding } from './openai.js';
 import { ChatSession } from './session.js';
 import { streamOf } from './stream-of.js';
 import { ToolChat } from './tool-calls.js';
@@ -74,6 +74,7 @@ export class LLM {
       completions: { create: (request, options) => this.createChatCompletion(request, options) },
     });
     this.completions = { create: (request, options) => this.createCompletion(request, options) };
+    this.embeddings = { create: (request, options) => this.createEmbedding(request, options) };
   }
 
   // Generates a continuation of `prompt` and resolves with its text.
@@ -180,6 +181,11 @@ export class LLM {
 
   createCompletion(request, options) {
     return createCompletion(this, request, options);
+  }
+
+  // OpenAI-style embeddings (js/openai.js): {object: 'list', data, model, usage}.
+  createEmbedding(request, options) {
+    return createEmbedding(this, request, options);
   }
 
   // A conversation that keeps its messages; options.messages: where it

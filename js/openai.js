@@ -1,11 +1,14 @@
-// The OpenAI-style API: chat and text completions that take the requests and
-// return the objects (or, with stream: true, the chunks) an app written for
-// OpenAI's API or WebLLM reads, over chat() and generate(). Parameters are
+// The OpenAI-style API: chat and text completions and embeddings that take
+// the requests and return the objects (or, with stream: true, the chunks) an
+// app written for OpenAI's API or WebLLM reads, over chat(), generate() and
+// embed(). Parameters are
 // mapped to this library's options; one it does not support (n > 1,
 // logprobs, ...) is an error with code 'unsupported', never ignored, and an
 // unknown one is a TypeError, as for the other calls.
 import { GenerationError, checkArguments } from './errors.js';
-import { CHAT_COMPLETION_PARAMETERS, COMPLETION_PARAMETERS, checkOptionNames } from './option-names.js';
+import {
+  CHAT_COMPLETION_PARAMETERS, COMPLETION_PARAMETERS, EMBEDDING_PARAMETERS, checkOptionNames,
+} from './option-names.js';
 
 // Sampling parameters and the options they map to (top_k, min_p and
 // repetition_penalty are llama.cpp's and WebLLM's additions).
@@ -85,6 +88,45 @@ export async function createCompletion(llm, request, { signal } = {}) {
 // The chunks of a streamed chat completion: the role first, the content as
 // it comes, each tool call whole once the reply is complete, the finish
 // reason, then (stream_options.include_usage) a chunk with the usage.
+// llm.createEmbedding(request, {signal}): the embedding of each input, as
+// OpenAI's embeddings endpoint returns them (pooled and normalized as embed()
+// does by default).
+export async function createEmbedding(llm, request, { signal } = {}) {
+  const { texts, base64 } = checkArguments(() => {
+    checkRequest(request, EMBEDDING_PARAMETERS, 'embedding');
+    const texts = typeof request.input === 'string' ? [request.input] : request.input;
+    if (!Array.isArray(texts) || texts.length === 0 || !texts.every((text) => typeof text === 'string')) {
+      throw new TypeError('input must be a string or a non-empty array of strings (token ids are not taken)');
+    }
+    const format = request.encoding_format ?? 'float';
+    if (format !== 'float' && format !== 'base64') throw new TypeError("encoding_format must be 'float' or 'base64'");
+    if (request.dimensions != null && request.dimensions !== llm.info.embeddingSize) {
+      throw unsupported(`dimensions: ${JSON.stringify(request.dimensions)} (this model's embeddings have ${llm.info.embeddingSize})`);
+    }
+    return { texts, base64: format === 'base64' };
+  });
+  const embeddings = await llm.embed(texts, { signal });
+  const tokens = await Promise.all(texts.map((text) => llm.tokenize(text)));
+  const promptTokens = tokens.reduce((sum, ids) => sum + ids.length, 0);
+  return {
+    object: 'list',
+    data: embeddings.map((vector, index) => ({
+      object: 'embedding', index, embedding: base64 ? base64Floats(vector) : Array.from(vector),
+    })),
+    model: modelName(llm),
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+  };
+}
+
+// OpenAI's base64 encoding of an embedding: its float32 bytes, little-endian
+// (as typed arrays hold them on every platform this runs on).
+function base64Floats(vector) {
+  const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
 async function* chatChunks(llm, messages, options, head, includeUsage) {
   const chunk = chunkMaker(head, 'chat.completion.chunk', includeUsage);
   yield chunk({ delta: { role: 'assistant', content: '' } });

@@ -38,6 +38,8 @@ export const CHAT_COMPLETION_PARAMETERS = Object.freeze([
   'web_search_options', 'functions', 'function_call',
 ]);
 export const COMPLETION_PARAMETERS = Object.freeze([...COMPLETION_COMMON, 'prompt', 'echo', 'suffix', 'best_of']);
+// index.d.ts's EmbeddingRequest.
+export const EMBEDDING_PARAMETERS = Object.freeze(['input', 'model', 'encoding_format', 'dimensions', 'user']);
 
 // What other libraries (llama.cpp, transformers, wllama) call some of them,
 // by normalized name (see normalize).

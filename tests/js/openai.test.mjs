@@ -2,11 +2,13 @@
 // chunks an app written for OpenAI's API or WebLLM reads, their text the
 // same as chat()'s and generate()'s for the same seed, usage counts equal
 // to the tokens really evaluated and generated, tool calls, JSON output,
-// and every parameter it cannot honour refused with a code.
+// and every parameter it cannot honour refused with a code. Embeddings on a
+// small BERT model: embed()'s vectors, as numbers or base64.
 import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LLM } from '../../js/index.js';
-import { CHAT_COMPLETION_PARAMETERS, COMPLETION_PARAMETERS } from '../../js/option-names.js';
+import { CHAT_COMPLETION_PARAMETERS, COMPLETION_PARAMETERS, EMBEDDING_PARAMETERS } from '../../js/option-names.js';
+import { embeddingModel, embeddingModels, texts } from '../reference/embeddings.mjs';
 import { interfaceMembers } from './declarations.mjs';
 import { modelPath } from './helpers.mjs';
 import { SCHEMAS, TOOLS } from './tool-cases.mjs';
@@ -181,6 +183,39 @@ describe('requests it cannot honour', () => {
     const base = interfaceMembers('CompletionRequestBase');
     expect(CHAT_COMPLETION_PARAMETERS).toEqual([...base, ...interfaceMembers('ChatCompletionRequest')]);
     expect(COMPLETION_PARAMETERS).toEqual([...base, ...interfaceMembers('CompletionRequest')]);
+    expect(EMBEDDING_PARAMETERS).toEqual(interfaceMembers('EmbeddingRequest'));
+  });
+});
+
+describe('embeddings', () => {
+  let bert;
+  beforeAll(async () => {
+    bert = await LLM.load(await embeddingModel(embeddingModels[0]), { threads: 1 });
+  });
+  afterAll(() => bert?.dispose());
+
+  it("are embed()'s vectors, in input order, with the texts' tokens counted", async () => {
+    const response = await bert.embeddings.create({ input: texts.slice(0, 3), model: 'any' });
+    const expected = await bert.embed(texts.slice(0, 3));
+    const tokens = (await Promise.all(texts.slice(0, 3).map((t) => bert.tokenize(t)))).reduce((n, ids) => n + ids.length, 0);
+    expect(response).toEqual({
+      object: 'list',
+      data: expected.map((v, index) => ({ object: 'embedding', index, embedding: Array.from(v) })),
+      model: bert.info.name || bert.info.architecture,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    });
+    const one = await bert.createEmbedding({ input: texts[0], encoding_format: 'base64', dimensions: bert.info.embeddingSize });
+    const bytes = Buffer.from(one.data[0].embedding, 'base64');
+    expect(new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4)).toEqual(expected[0]);
+  });
+
+  it('refuse what they cannot honour, with a code', async () => {
+    const embed = (request) => bert.createEmbedding(request).catch((e) => e);
+    expect(await embed({ input: [[1, 2, 3]] })).toMatchObject({ name: 'TypeError', code: 'invalid_argument' });
+    expect(await embed({ input: [] })).toMatchObject({ code: 'invalid_argument' });
+    expect(await embed({ input: 'x', encoding_format: 'int8' })).toMatchObject({ code: 'invalid_argument' });
+    expect(await embed({ input: 'x', dimensions: 8 })).toMatchObject({ name: 'GenerationError', code: 'unsupported' });
+    expect(await embed({ input: 'x', inputs: 'y' })).toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/unknown embedding option 'inputs'/) });
   });
 });
 

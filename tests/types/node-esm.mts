@@ -7,7 +7,8 @@ import {
   type BenchOptions, type EmbedOptions, type ErrorCode, type FormatChatOptions, type GenerateOptions,
   type GenerationStats, type LoadOptions, type LoadProgress, type ModelInfo, type RankOptions, type TokenizeOptions,
   type ChatCompletion, type ChatCompletionChunk, type ChatCompletionMessageParam, type ChatCompletionRequest,
-  type ChatMessage, type ChatReply, type ChatSession, type Completion, type CompletionRequest, type SessionOptions,
+  type ChatMessage, type ChatReply, type ChatSession, type Completion, type CompletionRequest, type EmbeddingRequest,
+  type EmbeddingResponse, type SessionOptions,
   type StateBytes, type StateOptions, type ToolCall, type ToolChatStats, type ToolOptions,
 } from 'wasm-llm';
 
@@ -121,6 +122,13 @@ await llm.embed('x', { pooling: 'max' });
 const rankOptions = { signal: controller.signal } satisfies Required<RankOptions>;
 const scores: number[] = await llm.rank('query', ['a document', 'another'], rankOptions);
 console.log(vector.length, vectors.length, scores, info.encoder, info.pooling, info.reranker);
+const embeddingRequest = {
+  input: ['one', 'two'], model: 'bge', encoding_format: 'float', dimensions: 384, user: 'u',
+} satisfies Required<EmbeddingRequest>;
+const embedded: EmbeddingResponse = await llm.embeddings.create(embeddingRequest, { signal: controller.signal });
+console.log(embedded.data[0].embedding, embedded.usage.prompt_tokens, (await llm.createEmbedding({ input: 'x' })).model);
+// @ts-expect-error: token ids are not taken
+await llm.createEmbedding({ input: [[1, 2]] });
 
 for (const entry of await LLM.cache.list()) console.log(entry.url, entry.size, entry.sha256, entry.savedAt, entry.file);
 const deleted: boolean = await LLM.cache.delete('https://example.com/model.gguf');
