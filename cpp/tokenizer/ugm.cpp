@@ -21,7 +21,6 @@ namespace wllm {
 namespace {
 
 constexpr std::string_view kEscapedSpace = "\xE2\x96\x81";
-constexpr double kUnknownPenalty = 10.0;
 
 // Length of the UTF-8 character at text[offset], or 0 if llama.cpp's
 // unicode_cpt_from_utf8 rejects it (bad lead or continuation bits, or cut
