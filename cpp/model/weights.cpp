@@ -78,7 +78,8 @@ void classifier_tensors(TensorList& t, const ModelConfig& c, ModelWeights* w, in
   }
   if (c.cls_out) {
     t.add("cls.output.weight", {c.cls_head ? cls_rows : c.dim, c.n_cls_out}, TensorRole::kMatrix, &w->cls_out);
-    t.add_optional("cls.output.bias", {c.n_cls_out}, TensorRole::kBias, &w->cls_out_b);
+    // qwen3's yes/no projection has no bias (llama.cpp reads none).
+    if (!c.rank_softmax) t.add_optional("cls.output.bias", {c.n_cls_out}, TensorRole::kBias, &w->cls_out_b);
   }
 }
 
