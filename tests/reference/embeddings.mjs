@@ -24,6 +24,9 @@ export const embeddingModels = [
 export const rerankers = [
   { label: 'bert-reranker', arch: 'bert', vocab: bge, synth: [...encoderShape, '--reranker'] },
   { label: 'jina-bert-v2-reranker', arch: 'jina-bert-v2', vocab: bge, synth: [...encoderShape, '--reranker'] },
+  // A decoder reranker, as Qwen3-Reranker: its rerank template, the "yes"/"no" softmax of the last token.
+  { label: 'qwen3-reranker', arch: 'qwen3', vocab: 'vocab/ggml-vocab-qwen2.gguf',
+    synth: ['--shape', '256x4:4/2:768', '--head-dim', '128', '--tied', '--reranker'] },
 ];
 
 // Sentences from 3 to about 120 tokens: several share an encoder's pass, the
