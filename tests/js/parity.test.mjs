@@ -34,9 +34,12 @@ async function expectParity(model, threads, maxTokens) {
       const expected = await nativeContinuation(prompt, [...cli, '-n', String(maxTokens), '-t', String(threads)], model);
       let stats;
       expect(await llm.generate(prompt, { ...js, maxTokens, onStats: (s) => (stats = s) })).toBe(expected);
-      // The whole length was compared, not an early stop.
-      expect(stats.stopReason).toBe('max_tokens');
-      expect(stats.generatedTokens).toBe(maxTokens);
+      // A long text was compared: all of maxTokens, or most of it where the
+      // model sampled its end token (a random-weight model may; the native
+      // CLI's text ended at the same token, as the texts are equal).
+      expect(['max_tokens', 'end_of_generation']).toContain(stats.stopReason);
+      if (stats.stopReason === 'max_tokens') expect(stats.generatedTokens).toBe(maxTokens);
+      else expect(stats.generatedTokens).toBeGreaterThanOrEqual(maxTokens / 2);
       // Every pool thread (a worker_threads worker under the wasm pthreads) ran work.
       expect(stats.threadsUsed).toBe(threads);
     }

@@ -12,9 +12,12 @@ export const architectures = [
   // Head width 128 beside a width of 256 (attention.key_length).
   { arch: 'qwen3', vocab: 'vocab/ggml-vocab-qwen2.gguf', synth: ['--shape', '256x4:4/2:768', '--head-dim', '128'] },
   { arch: 'smollm3', vocab: 'vocab/ggml-vocab-llama-bpe.gguf', synth: ['--shape', '256x4:4/2:768'] },
-  // A window of 32 positions: 165 tokens cross it and wrap the local layers' ring.
+  // A window of 32 positions: 165 tokens cross it and wrap the local layers'
+  // ring. Tied, as Gemma 3 is (synth then peaks the output on the current
+  // token: an untied one's distribution is flat enough here that llama.cpp's
+  // f16 rounding in attention flips near-ties of the quantized models).
   { arch: 'gemma3', vocab: 'vocab/ggml-vocab-llama-spm.gguf',
-    synth: ['--shape', '256x6:4/1:768', '--head-dim', '128', '--sliding-window', '32'] },
+    synth: ['--shape', '256x6:4/1:768', '--head-dim', '128', '--sliding-window', '32', '--tied'] },
   // Gemma 2's output is always the embedding (tied: synth peaks it on the
   // current token).
   { arch: 'gemma2', vocab: 'vocab/ggml-vocab-llama-spm.gguf',
