@@ -703,10 +703,19 @@ class SchemaCompiler {
         WLLM_RETURN_IF_ERROR(add_property(prop, schema, ptr + "/properties" + pointer_segment(prop)));
       }
     }
+    // A required name the properties do not list is an additional property:
+    // its value is additionalProperties' (any value when that is absent,
+    // which the schema allows: only the extra names are left out).
     const JsonValue kTrue{JsonValue::Type::kBool, true, {}, {}, {}};
     for (const std::string& r : required_names) {
-      if (std::find(declared.begin(), declared.end(), r) == declared.end()) {
+      if (std::find(declared.begin(), declared.end(), r) != declared.end()) continue;
+      if (!additional || (additional->is_bool() && additional->boolean)) {
         WLLM_RETURN_IF_ERROR(add_property(r, kTrue, ptr + "/required"));
+      } else if (additional->is_bool()) {
+        return error(ptr, "the required property '" + r + "' is not in properties and additionalProperties is false: "
+                          "no value is valid");
+      } else {
+        WLLM_RETURN_IF_ERROR(add_property(r, *additional, ptr + "/additionalProperties"));
       }
     }
     // Additional properties: absent means none when properties are listed (as llama.cpp).

@@ -399,6 +399,23 @@ TEST(JsonSchema, Objects) {
   EXPECT_FALSE(required_only.whole(R"({"other": 2})"));
 }
 
+TEST(JsonSchema, RequiredNamesOutsidePropertiesTakeAdditionalProperties) {
+  // Found by tests/fuzz/grammar_fuzz.cpp: a required name that properties do
+  // not list is an additional property, so additionalProperties decides its value.
+  Matches typed(schema_grammar(R"({"properties": {"a": {"type": "integer"}}, "required": ["a", "b"],
+      "additionalProperties": {"type": "string"}})"));
+  EXPECT_TRUE(typed.whole(R"({"a": 1, "b": "x"})"));
+  EXPECT_FALSE(typed.whole(R"({"a": 1, "b": 2})"));
+  expect_error(json_schema_gbnf(R"({"properties": {"a": {"type": "integer"}}, "required": ["a", "b"],
+      "additionalProperties": false})").status(),
+               "JSON schema at the root: the required property 'b' is not in properties and additionalProperties is "
+               "false: no value is valid");
+  // Absent, additionalProperties allows any value for it (only unnamed extras are left out).
+  Matches absent(schema_grammar(R"({"properties": {"a": {"type": "integer"}}, "required": ["b"]})"));
+  EXPECT_TRUE(absent.whole(R"({"b": [null]})"));
+  EXPECT_FALSE(absent.whole(R"({"b": 1, "c": 2})"));
+}
+
 TEST(JsonSchema, Arrays) {
   Matches m(schema_grammar(R"({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 3})"));
   EXPECT_TRUE(m.whole("[1, 2]"));
