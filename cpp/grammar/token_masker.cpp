@@ -27,12 +27,15 @@ const uint32_t* TokenMasker::mask(StateId state, size_t* count) {
     if (m.state == state) {
       m.last_use = uses_;
       *count = m.count;
+      overflowed_ = m.overflowed;
       return m.bits.data();
     }
     if (m.last_use < slot->last_use) slot = &m;  // the least recently used
   }
+  matcher_.clear_overflow();
   walk(state, slot);
   slot->last_use = uses_;
+  slot->overflowed = overflowed_ = matcher_.overflowed();
   *count = slot->count;
   return slot->bits.data();
 }
@@ -53,6 +56,9 @@ void TokenMasker::walk(StateId state, CachedMask* out) {
     const uint32_t depth = trie_.depth(i);
     const StateId s = matcher_.step(state_at_depth_[depth - 1], trie_.byte(i));
     if (s == GrammarMatcher::kDead) {
+      // Overflowed: the mask cannot be complete and the generation fails, so
+      // no more time goes into it (each such step is costly).
+      if (matcher_.overflowed()) break;
       i = trie_.subtree_end(i);
       continue;
     }
@@ -61,7 +67,7 @@ void TokenMasker::walk(StateId state, CachedMask* out) {
     ++i;
   }
   for (const PreservedToken& p : preserved_) {
-    if (accept_bytes(state, p.text) != GrammarMatcher::kDead) allow(p.id);
+    if (!matcher_.overflowed() && feed(state, p.text) != GrammarMatcher::kDead) allow(p.id);
   }
   if (matcher_.can_end(state)) {
     for (int32_t t : trie_.end_tokens()) allow(t);
@@ -71,6 +77,7 @@ void TokenMasker::walk(StateId state, CachedMask* out) {
 }
 
 TokenMasker::StateId TokenMasker::accept(StateId state, int32_t token) {
+  overflowed_ = false;
   if (token < 0 || token >= trie_.n_vocab() || trie_.is_end_token(token)) return GrammarMatcher::kDead;
   const std::string_view bytes = token_bytes(token);
   if (bytes.empty()) return GrammarMatcher::kDead;
@@ -90,6 +97,13 @@ const std::string* TokenMasker::preserved_text(int32_t token) const {
 }
 
 TokenMasker::StateId TokenMasker::accept_bytes(StateId state, std::string_view bytes) {
+  matcher_.clear_overflow();
+  state = feed(state, bytes);
+  overflowed_ = matcher_.overflowed();
+  return state;
+}
+
+TokenMasker::StateId TokenMasker::feed(StateId state, std::string_view bytes) {
   for (const char c : bytes) {
     state = matcher_.step(state, static_cast<uint8_t>(c));
     if (state == GrammarMatcher::kDead) break;

@@ -210,6 +210,35 @@ TEST(GrammarMatcher, CompactKeepsTheState) {
   EXPECT_TRUE(g.must_end(s));
 }
 
+TEST(GrammarMatcher, AmbiguityGrowingWithTheTextFailsInsteadOfExhaustingMemory) {
+  // Each "a" may close with "b" or "c", so n bytes have 3 * 2^n parses; past
+  // kMaxParses a step fails, and says so, instead of exhausting memory.
+  Matches m("root ::= \"a\" root \"b\" | \"a\" root \"c\" | \"d\"\n");
+  GrammarMatcher& g = m.matcher();
+  GrammarMatcher::StateId s = g.initial_state();
+  int steps = 0;
+  while (steps < 40 && (s = g.step(s, 'a')) != GrammarMatcher::kDead) ++steps;
+  EXPECT_EQ(steps, 14);  // 3 * 2^14 parses fit in kMaxParses, 3 * 2^15 do not
+  EXPECT_TRUE(g.overflowed());
+  g.clear_overflow();
+  // The same step again (now cached) fails the same way; a rejected byte is no overflow.
+  s = run(g, std::string(14, 'a'));
+  ASSERT_NE(s, GrammarMatcher::kDead);
+  EXPECT_EQ(g.step(s, 'a'), GrammarMatcher::kDead);
+  EXPECT_TRUE(g.overflowed());
+  g.clear_overflow();
+  EXPECT_EQ(g.step(s, 'x'), GrammarMatcher::kDead);
+  EXPECT_FALSE(g.overflowed());
+  EXPECT_TRUE(m.whole("aadbc"));
+  // Many parses at once that do not multiply are fine: 50000 words, one parse each.
+  std::string words = "root ::= \"w\" ( ";
+  for (int i = 0; i < 50000; ++i) words += (i ? " | \"" : "\"") + std::to_string(100000 + i) + "\"";
+  Matches many(words + " )\n");
+  EXPECT_TRUE(many.whole("w123456"));
+  EXPECT_FALSE(many.whole("w153456"));
+  EXPECT_FALSE(many.matcher().overflowed());
+}
+
 // ---------------------------------------------------------------------------
 // JSON reader
 
@@ -710,6 +739,28 @@ TEST(TokenMasker, PreservedControlTokensCountAsTheirText) {
   bits = masker.mask(after, &count);
   EXPECT_FALSE(bits[ids[0] / 32] & (1u << (ids[0] % 32)));
   EXPECT_GT(count, 0u);
+}
+
+TEST(TokenMasker, AMaskTheGrammarCannotFollowSaysSo) {
+  // Each "a" may close with "b" or "c": 2^(n+1) parses after n of them, and a
+  // mask that would need more than kMaxParses says so, cached or not.
+  const TokenTrie trie(load_vocab("stories260K.gguf"));
+  TokenMasker masker(must_parse("root ::= \"a\" root \"b\" | \"a\" root \"c\"\n"), trie);
+  size_t count = 0;
+  masker.mask(masker.initial_state(), &count);
+  EXPECT_FALSE(masker.overflowed());
+  EXPECT_GT(count, 0u);
+  const TokenMasker::StateId s = masker.accept_bytes(masker.initial_state(), std::string(15, 'a'));
+  ASSERT_NE(s, GrammarMatcher::kDead);
+  EXPECT_FALSE(masker.overflowed());
+  masker.mask(s, &count);  // one more "a" would be 2^17
+  EXPECT_TRUE(masker.overflowed());
+  EXPECT_EQ(masker.accept_bytes(s, "a"), GrammarMatcher::kDead);
+  EXPECT_TRUE(masker.overflowed());
+  EXPECT_NE(masker.accept_bytes(masker.initial_state(), "a"), GrammarMatcher::kDead);
+  EXPECT_FALSE(masker.overflowed());
+  masker.mask(s, &count);  // from the cache
+  EXPECT_TRUE(masker.overflowed());
 }
 
 }  // namespace
