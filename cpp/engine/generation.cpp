@@ -122,8 +122,14 @@ void Generation::decode_one(std::string* text) {
     } else {
       if (mask) {  // sampled under the grammar (a token that triggered it has advanced it already)
         const double grammar_start = now_seconds();
-        grammar_state_ = masker_->accept(grammar_state_, next);  // never kDead: the mask allowed it
+        grammar_state_ = masker_->accept(grammar_state_, next);
         stats_.grammar_seconds += now_seconds() - grammar_start;
+        // The mask allowed it: only the matcher's memory limit, met since, can leave no state.
+        if (grammar_state_ == GrammarMatcher::kDead) {
+          fail_too_ambiguous(text);
+          stats_.decode_seconds += now_seconds() - start;
+          return;
+        }
       }
       sampler_.accept(next);
       ++stats_.generated_tokens;
@@ -219,7 +225,10 @@ bool Generation::watch_triggers(int32_t* next) {
         ok = false;
       } else {
         *next = sampler_.sample(logits_, mask);
-        if (!tokenizer_.is_end_of_generation(*next)) grammar_state_ = masker_->accept(grammar_state_, *next);
+        if (!tokenizer_.is_end_of_generation(*next)) {
+          grammar_state_ = masker_->accept(grammar_state_, *next);
+          ok = grammar_state_ != GrammarMatcher::kDead;  // as above: the matcher's memory limit
+        }
       }
     }
   }
