@@ -13,9 +13,12 @@ TokenMasker::TokenMasker(std::shared_ptr<const Grammar> grammar, const TokenTrie
                          std::vector<PreservedToken> preserved)
     : matcher_(std::move(grammar)),
       trie_(trie),
-      preserved_(std::move(preserved)),
       cache_(kCachedMasks),
       state_at_depth_(trie.max_depth() + 1) {
+  // A token named twice (a preserved text given twice) is one token: it is allowed, and counted, once.
+  for (PreservedToken& p : preserved) {
+    if (!preserved_text(p.id)) preserved_.push_back(std::move(p));
+  }
   const size_t words = (static_cast<size_t>(trie.n_vocab()) + 31) / 32;
   for (CachedMask& m : cache_) m.bits.assign(words, 0);
 }

@@ -739,6 +739,15 @@ TEST(TokenMasker, PreservedControlTokensCountAsTheirText) {
   bits = masker.mask(after, &count);
   EXPECT_FALSE(bits[ids[0] / 32] & (1u << (ids[0] % 32)));
   EXPECT_GT(count, 0u);
+  // Found by tests/fuzz/grammar_fuzz.cpp: a token preserved twice is allowed,
+  // and counted, once.
+  TokenMasker twice(must_parse("root ::= \"<|im_start|>\" [a-z]+ | \"a\"\n"), trie,
+                    {{ids[0], "<|im_start|>"}, {ids[0], "<|im_start|>"}});
+  bits = twice.mask(twice.initial_state(), &count);
+  size_t set = 0;
+  for (int32_t w = 0; w < (trie.n_vocab() + 31) / 32; ++w) set += static_cast<size_t>(__builtin_popcount(bits[w]));
+  EXPECT_TRUE(bits[ids[0] / 32] & (1u << (ids[0] % 32)));
+  EXPECT_EQ(count, set);
 }
 
 TEST(TokenMasker, AMaskTheGrammarCannotFollowSaysSo) {
