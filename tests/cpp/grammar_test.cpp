@@ -445,6 +445,20 @@ TEST(JsonSchema, RequiredNamesOutsidePropertiesTakeAdditionalProperties) {
   EXPECT_FALSE(absent.whole(R"({"b": 1, "c": 2})"));
 }
 
+TEST(JsonSchema, LongPropertyNamesBesideAdditionalProperties) {
+  // Found by tests/fuzz/grammar_fuzz.cpp: the keys other than a declared
+  // name nested a group per character of the name, so a name of 130
+  // characters gave GBNF deeper than the parser takes.
+  const std::string name(300, 'k');
+  Matches m(schema_grammar(R"({"properties": {")" + name + R"(": {"type": "integer"}, "kz": {"type": "integer"}},
+      "required": [")" + name + R"("], "additionalProperties": {"type": "boolean"}})"));
+  EXPECT_TRUE(m.whole("{\"" + name + "\": 1, \"k\": true}"));
+  EXPECT_TRUE(m.whole("{\"" + name + "\": 1, \"kz\": 2, \"" + name + "k\": false}"));
+  EXPECT_TRUE(m.whole("{\"" + name + "\": 1, \"" + name.substr(1) + "\": true, \"kzz\": true}"));
+  EXPECT_FALSE(m.whole("{\"" + name + "\": 1, \"" + name + "\": true}"));  // a declared name is no additional key
+  EXPECT_FALSE(m.whole("{\"" + name + "\": 1, \"kz\": true}"));
+}
+
 TEST(JsonSchema, Arrays) {
   Matches m(schema_grammar(R"({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 3})"));
   EXPECT_TRUE(m.whole("[1, 2]"));
