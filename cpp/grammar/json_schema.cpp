@@ -600,7 +600,9 @@ class SchemaCompiler {
       }
     }
     if (!lower && !upper) return b_.primitive(integer_only ? "integer" : "number");
-    const Result<std::string> body = bounded_number_gbnf(lower, upper, integer_only);
+    const Result<std::string> body = bounded_number_gbnf(lower, upper, integer_only, [&](const std::string& part) {
+      return b_.add_rule(name + "-digits", part);
+    });
     if (!body.ok()) return error(ptr, body.status().message());
     return b_.add_rule(name, *body);
   }

@@ -512,6 +512,28 @@ TEST(JsonSchema, NumbersWithBounds) {
   EXPECT_TRUE(draft4.whole("6"));
 }
 
+TEST(JsonSchema, BoundsOfHundredsOfDigits) {
+  // The number grammar nests a group per digit of a bound: 1e-300, 10^300 + 1
+  // (after minimum 1e300) or a bound of 300 significant digits gave GBNF
+  // nested deeper than the parser takes; deep parts are now rules of their own.
+  Matches tiny(schema_grammar(R"({"type": "number", "exclusiveMinimum": 5e-324})"));
+  EXPECT_TRUE(tiny.whole("0.0000000000000001"));
+  EXPECT_TRUE(tiny.whole("2"));
+  EXPECT_FALSE(tiny.whole("0"));
+  EXPECT_FALSE(tiny.whole("-0.5"));
+  const std::string e300 = "1" + std::string(300, '0');
+  Matches huge(schema_grammar(R"({"type": "integer", "minimum": 1e300})"));
+  EXPECT_TRUE(huge.whole(e300));
+  EXPECT_TRUE(huge.whole(e300.substr(0, 300) + "7"));
+  EXPECT_FALSE(huge.whole(std::string(300, '9')));
+  const std::string eights(300, '8');
+  Matches ragged(schema_grammar(R"({"type": "integer", "minimum": -)" + eights + R"(, "maximum": )" + eights + "}"));
+  EXPECT_TRUE(ragged.whole(eights));
+  EXPECT_TRUE(ragged.whole("-" + eights.substr(0, 299) + "7"));
+  EXPECT_FALSE(ragged.whole(eights.substr(0, 299) + "9"));
+  EXPECT_FALSE(ragged.whole("-" + eights + "0"));
+}
+
 TEST(JsonSchema, EnumAndConst) {
   Matches e(schema_grammar(R"({"enum": ["red", 2, null, {"a": [1]}]})"));
   EXPECT_TRUE(e.whole(R"("red")"));
