@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(loader tokenizer chat_template state)  # a new target: its file, a seed builder, and its name here
+targets=(loader tokenizer chat_template state grammar)  # a new target: its file, a seed builder, and its name here
 
 seconds=60
 selected=()

@@ -111,15 +111,25 @@ void Generation::decode_one(std::string* text) {
   } else if (grammar_mask(&mask, text)) {
     int32_t next = sampler_.sample(logits_, mask);
     if (waiting_for_trigger_ && !tokenizer_.is_end_of_generation(next) && !watch_triggers(&next)) {
-      fail_no_token(text);
+      if (masker_->overflowed()) {
+        fail_too_ambiguous(text);
+      } else {
+        fail_no_token(text);
+      }
     } else if (tokenizer_.is_end_of_generation(next)) {
       stats_.stop_reason = StopReason::kEndOfGeneration;
       finish(text);
     } else {
       if (mask) {  // sampled under the grammar (a token that triggered it has advanced it already)
         const double grammar_start = now_seconds();
-        grammar_state_ = masker_->accept(grammar_state_, next);  // never kDead: the mask allowed it
+        grammar_state_ = masker_->accept(grammar_state_, next);
         stats_.grammar_seconds += now_seconds() - grammar_start;
+        // The mask allowed it: only the matcher's memory limit, met since, can leave no state.
+        if (grammar_state_ == GrammarMatcher::kDead) {
+          fail_too_ambiguous(text);
+          stats_.decode_seconds += now_seconds() - start;
+          return;
+        }
       }
       sampler_.accept(next);
       ++stats_.generated_tokens;
@@ -157,8 +167,16 @@ bool Generation::grammar_mask(const uint32_t** mask, std::string* text) {
   const double start = now_seconds();
   masker_->compact_if_needed(&grammar_state_);
   size_t allowed = 0;
-  if (!masker_->must_end(grammar_state_)) *mask = masker_->mask(grammar_state_, &allowed);
+  bool ambiguous = false;
+  if (!masker_->must_end(grammar_state_)) {
+    *mask = masker_->mask(grammar_state_, &allowed);
+    ambiguous = masker_->overflowed();
+  }
   stats_.grammar_seconds += now_seconds() - start;
+  if (ambiguous) {
+    fail_too_ambiguous(text);
+    return false;
+  }
   if (allowed > 0) return true;
   // Nothing can follow: the output is complete if the grammar can end here
   // (also when the vocabulary has no end-of-generation token to sample).
@@ -178,6 +196,14 @@ void Generation::fail_no_token(std::string* text) {
   finish(text);
 }
 
+void Generation::fail_too_ambiguous(std::string* text) {
+  status_ = Status::error(ErrorCode::kInvalidArgument,
+                          "grammar: the grammar is too ambiguous to follow: after %d generated tokens, the output can "
+                          "be read in more than %zu ways at once",
+                          stats_.generated_tokens, GrammarMatcher::kMaxParses);
+  finish(text);
+}
+
 bool Generation::watch_triggers(int32_t* next) {
   const double start = now_seconds();
   const std::string_view bytes = masker_->token_bytes(*next);
@@ -188,16 +214,21 @@ bool Generation::watch_triggers(int32_t* next) {
   } else {
     waiting_for_trigger_ = false;
     grammar_state_ = masker_->accept_bytes(masker_->initial_state(), match.text);
-    if (grammar_state_ == GrammarMatcher::kDead) {
+    if (masker_->overflowed()) {
+      ok = false;
+    } else if (grammar_state_ == GrammarMatcher::kDead) {
       // Sample again from where the trigger's earlier bytes leave the grammar.
       grammar_state_ = masker_->accept_bytes(masker_->initial_state(), std::string_view(match.text).substr(0, match.before));
       size_t allowed = 0;
       const uint32_t* mask = grammar_state_ == GrammarMatcher::kDead ? nullptr : masker_->mask(grammar_state_, &allowed);
-      if (allowed == 0) {
+      if (allowed == 0 || masker_->overflowed()) {
         ok = false;
       } else {
         *next = sampler_.sample(logits_, mask);
-        if (!tokenizer_.is_end_of_generation(*next)) grammar_state_ = masker_->accept(grammar_state_, *next);
+        if (!tokenizer_.is_end_of_generation(*next)) {
+          grammar_state_ = masker_->accept(grammar_state_, *next);
+          ok = grammar_state_ != GrammarMatcher::kDead;  // as above: the matcher's memory limit
+        }
       }
     }
   }

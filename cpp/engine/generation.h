@@ -101,10 +101,13 @@ class Generation {
   // Lazy grammar, not yet triggered: whether `*next` (sampled freely)
   // completes a trigger, and then the grammar's state after it. A token
   // whose bytes past the trigger the grammar rejects is sampled again under
-  // the grammar (*next changes). false: the generation failed (status_).
+  // the grammar (*next changes). false: no token fits, or (the masker
+  // overflowed) the grammar is too ambiguous to follow.
   bool watch_triggers(int32_t* next);
   // Ends with an error: no token of the vocabulary can continue the grammar.
   void fail_no_token(std::string* text);
+  // Ends with an error: the grammar has too many parses of the output to follow (TokenMasker::overflowed()).
+  void fail_too_ambiguous(std::string* text);
 
   Transformer& model_;
   const Tokenizer& tokenizer_;

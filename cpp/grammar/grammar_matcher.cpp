@@ -10,6 +10,12 @@ namespace {
 constexpr size_t kMaxRows = 8192;
 constexpr size_t kMaxStates = size_t{1} << 16;
 constexpr size_t kMaxNodes = size_t{1} << 20;
+constexpr size_t kMaxSetEntries = size_t{1} << 22;
+// Past the budget the caller compacts between tokens; within one token's
+// mask, stack nodes (about 50 bytes each with their index) and the sets'
+// members (4 bytes each) stop here.
+constexpr size_t kHardMaxNodes = 2 * kMaxNodes;
+constexpr size_t kHardMaxSetEntries = 2 * kMaxSetEntries;
 
 constexpr uint32_t kSurrogateLo = 0xD800, kSurrogateHi = 0xDFFF;
 
@@ -56,20 +62,30 @@ void GrammarMatcher::clear_caches() {
   // The initial stacks: each alternative of root, expanded.
   const Grammar& g = *grammar_;
   scratch_.clear();
+  new_expansion();
   for (uint32_t start : g.rules[g.root].alternatives) {
-    expand(g.symbols[start].kind == GrammarSymbol::kEnd ? kEmptyStack : intern_node(static_cast<int32_t>(start), kEmptyStack));
+    expand(g.symbols[start].kind == GrammarSymbol::kEnd ? kEmptyStack : intern_node(static_cast<int32_t>(start), kEmptyStack),
+           SIZE_MAX);  // the grammar's size bounds the first state
   }
   initial_ = intern_state(intern_set(&scratch_), 0, 0, 0, 0, 0);
 }
 
 GrammarMatcher::StateId GrammarMatcher::step_and_cache(StateId state, uint8_t byte) {
-  const StateId next = compute_step(state, byte);
-  State& s = states_[static_cast<size_t>(state)];
-  if (s.row < 0 && rows_.size() / 256 < kMaxRows) {
-    s.row = static_cast<int32_t>(rows_.size() / 256);
-    rows_.resize(rows_.size() + 256, kUnknown);
+  const int32_t known_row = states_[static_cast<size_t>(state)].row;
+  StateId next = known_row >= 0 ? rows_[static_cast<size_t>(known_row) * 256 + byte] : kUnknown;
+  if (next == kUnknown) {
+    next = compute_step(state, byte);
+    State& s = states_[static_cast<size_t>(state)];
+    if (s.row < 0 && rows_.size() / 256 < kMaxRows) {
+      s.row = static_cast<int32_t>(rows_.size() / 256);
+      rows_.resize(rows_.size() + 256, kUnknown);
+    }
+    if (s.row >= 0) rows_[static_cast<size_t>(s.row) * 256 + byte] = next;
   }
-  if (s.row >= 0) rows_[static_cast<size_t>(s.row) * 256 + byte] = next;
+  if (next == kOverflow) {
+    overflowed_ = true;
+    return kDead;
+  }
   return next;
 }
 
@@ -83,6 +99,7 @@ GrammarMatcher::StateId GrammarMatcher::compute_step(StateId state, uint8_t byte
       if (byte < kSecondByte[s.second].lo || byte > kSecondByte[s.second].hi) return kDead;
       if (s.remaining > 1) return intern_state(s.set, 0, static_cast<uint8_t>(s.remaining - 1), s.length, 1, 0);
       const int32_t set = advance(s.set, 0, /*every_stack=*/true);
+      if (set == kOverflow) return kOverflow;
       return set < 0 ? kDead : intern_state(set, 0, 0, 0, 0, 0);
     }
     value = (s.partial << 6) | (byte & 0x3F);
@@ -112,6 +129,7 @@ GrammarMatcher::StateId GrammarMatcher::compute_step(StateId state, uint8_t byte
     return kDead;
   }
   const int32_t set = advance(s.set, value, /*every_stack=*/false);
+  if (set == kOverflow) return kOverflow;
   return set < 0 ? kDead : intern_state(set, 0, 0, 0, 0, 0);
 }
 
@@ -145,6 +163,7 @@ GrammarMatcher::StateId GrammarMatcher::partial_state(int32_t set, uint32_t valu
   }
   if (!any) return kDead;
   if (!uniform) return intern_state(set, value, remaining, length, 0, 0);
+  if (set_stacks_.size() + scratch_.size() > kHardMaxSetEntries) return kOverflow;
   // Whatever the character becomes, exactly the stacks kept here match it:
   // its bits no longer matter, only which second bytes are valid UTF-8 (this
   // is what keeps a JSON string's multi-byte characters from making a state
@@ -162,6 +181,7 @@ GrammarMatcher::StateId GrammarMatcher::partial_state(int32_t set, uint32_t valu
 int32_t GrammarMatcher::advance(int32_t set, uint32_t cp, bool every_stack) {
   const Grammar& g = *grammar_;
   scratch_.clear();
+  new_expansion();
   const uint32_t begin = set_begin_[static_cast<size_t>(set)], end = set_begin_[static_cast<size_t>(set) + 1];
   for (uint32_t i = begin; i < end; ++i) {
     const int32_t stack = set_stacks_[i];
@@ -170,25 +190,33 @@ int32_t GrammarMatcher::advance(int32_t set, uint32_t cp, bool every_stack) {
     if (!every_stack && !g.set_contains(g.symbols[static_cast<size_t>(node.pos)].value, cp)) continue;
     // Matched: the top moves to the next symbol, or is popped at the end of its alternative.
     const int32_t next = node.pos + 1;
-    expand(g.symbols[static_cast<size_t>(next)].kind == GrammarSymbol::kEnd ? node.parent : intern_node(next, node.parent));
+    expand(g.symbols[static_cast<size_t>(next)].kind == GrammarSymbol::kEnd ? node.parent : intern_node(next, node.parent),
+           kMaxParses);
+    if (scratch_.size() > kMaxParses || nodes_.size() > kHardMaxNodes) return kOverflow;
   }
   if (scratch_.empty()) return -1;
+  if (set_stacks_.size() + scratch_.size() > kHardMaxSetEntries) return kOverflow;
   return intern_set(&scratch_);
 }
 
-void GrammarMatcher::expand(int32_t stack) {
-  const Grammar& g = *grammar_;
+void GrammarMatcher::new_expansion() {
+  empty_stack_added_ = false;
   if (++visit_mark_ == 0) {  // the marks wrapped around: forget them all
     std::fill(visited_.begin(), visited_.end(), 0);
     visit_mark_ = 1;
   }
+}
+
+void GrammarMatcher::expand(int32_t stack, size_t limit) {
+  const Grammar& g = *grammar_;
   todo_.clear();
   todo_.push_back(stack);
-  while (!todo_.empty()) {
+  while (!todo_.empty() && scratch_.size() <= limit) {
     const int32_t s = todo_.back();
     todo_.pop_back();
     if (s == kEmptyStack) {
-      scratch_.push_back(s);
+      if (!empty_stack_added_) scratch_.push_back(s);
+      empty_stack_added_ = true;
       continue;
     }
     if (static_cast<size_t>(s) >= visited_.size()) visited_.resize(nodes_.size() + 64, 0);
@@ -260,7 +288,8 @@ bool GrammarMatcher::must_end(StateId state) const {
 }
 
 bool GrammarMatcher::over_budget() const {
-  return rows_.size() / 256 >= kMaxRows || states_.size() > kMaxStates || nodes_.size() > kMaxNodes;
+  return rows_.size() / 256 >= kMaxRows || states_.size() > kMaxStates || nodes_.size() > kMaxNodes ||
+         set_stacks_.size() > kMaxSetEntries;
 }
 
 GrammarMatcher::StateId GrammarMatcher::compact(StateId keep) {

@@ -26,6 +26,15 @@
 //
 // Everything is integer logic on ids made in a fixed order, so every build
 // computes the same states and the same masks.
+//
+// A grammar whose ambiguity grows with the text (s ::= "a" s "b" | "a" s "c"
+// | "": 2^n parses after n bytes) would take time and memory without end: a
+// step that needs more than kMaxParses stacks at once, or more stack nodes
+// than the matcher will hold, fails instead. It returns kDead and sets
+// overflowed() (until clear_overflow()), so a caller can tell "the grammar
+// rejects this" from "this cannot be followed". The first limit is a
+// property of the grammar and the bytes alone; the node limit is a last
+// resort against memory exhaustion.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +50,7 @@ class GrammarMatcher {
  public:
   using StateId = int32_t;
   static constexpr StateId kDead = -1;  // no continuation can match
+  static constexpr size_t kMaxParses = size_t{1} << 16;  // stacks in one state
 
   explicit GrammarMatcher(std::shared_ptr<const Grammar> grammar);
 
@@ -52,10 +62,13 @@ class GrammarMatcher {
     const int32_t row = states_[static_cast<size_t>(state)].row;
     if (row >= 0) {
       const StateId next = rows_[static_cast<size_t>(row) * 256 + byte];
-      if (next != kUnknown) return next;
+      if (next >= kDead) return next;
     }
     return step_and_cache(state, byte);
   }
+  // Whether a step failed for want of room (see above) since the last clear_overflow().
+  bool overflowed() const { return overflowed_; }
+  void clear_overflow() { overflowed_ = false; }
   // The whole grammar may end here (an empty stack, no unfinished character).
   bool can_end(StateId state) const;
   // can_end and nothing else: no byte can follow.
@@ -72,6 +85,7 @@ class GrammarMatcher {
  private:
   static constexpr int32_t kEmptyStack = -1;   // the stack with nothing left to match
   static constexpr int32_t kUnknown = -2;      // a transition not computed yet
+  static constexpr int32_t kOverflow = -3;     // a transition that needs too many stacks (a set or a state)
 
   struct StackNode {
     int32_t pos;     // grammar position: the next symbol to match
@@ -92,10 +106,13 @@ class GrammarMatcher {
   // The state of an unfinished character (kDead if no stack can match what it may become).
   StateId partial_state(int32_t set, uint32_t value, uint8_t remaining, uint8_t length);
   // The stack set after matching code point cp (every_stack: a character
-  // every stack accepts), or -1 if no stack matches it.
+  // every stack accepts), -1 if no stack matches it, or kOverflow.
   int32_t advance(int32_t set, uint32_t cp, bool every_stack);
-  // Expands `stack` until every top is a char set; adds the stacks to scratch_.
-  void expand(int32_t stack);
+  // Expands `stack` until every top is a char set; adds the stacks to
+  // scratch_, each once since the last new_expansion(). Stops early once
+  // scratch_ holds more than `limit` stacks.
+  void expand(int32_t stack, size_t limit);
+  void new_expansion();
 
   int32_t intern_node(int32_t pos, int32_t parent);
   int32_t intern_set(std::vector<int32_t>* stacks);  // sorts and dedups *stacks
@@ -119,8 +136,10 @@ class GrammarMatcher {
   // Scratch buffers reused by every step (no allocation once they have grown).
   std::vector<int32_t> scratch_;
   std::vector<int32_t> todo_;
-  std::vector<uint32_t> visited_;  // per node: the expand() call that last saw it
+  std::vector<uint32_t> visited_;  // per node: the expansion that last saw it
   uint32_t visit_mark_ = 0;
+  bool empty_stack_added_ = false;  // by the current expansion
+  bool overflowed_ = false;
 };
 
 }  // namespace wllm

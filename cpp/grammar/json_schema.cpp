@@ -600,7 +600,9 @@ class SchemaCompiler {
       }
     }
     if (!lower && !upper) return b_.primitive(integer_only ? "integer" : "number");
-    const Result<std::string> body = bounded_number_gbnf(lower, upper, integer_only);
+    const Result<std::string> body = bounded_number_gbnf(lower, upper, integer_only, [&](const std::string& part) {
+      return b_.add_rule(name + "-digits", part);
+    });
     if (!body.ok()) return error(ptr, body.status().message());
     return b_.add_rule(name, *body);
   }
@@ -703,10 +705,19 @@ class SchemaCompiler {
         WLLM_RETURN_IF_ERROR(add_property(prop, schema, ptr + "/properties" + pointer_segment(prop)));
       }
     }
+    // A required name the properties do not list is an additional property:
+    // its value is additionalProperties' (any value when that is absent,
+    // which the schema allows: only the extra names are left out).
     const JsonValue kTrue{JsonValue::Type::kBool, true, {}, {}, {}};
     for (const std::string& r : required_names) {
-      if (std::find(declared.begin(), declared.end(), r) == declared.end()) {
+      if (std::find(declared.begin(), declared.end(), r) != declared.end()) continue;
+      if (!additional || (additional->is_bool() && additional->boolean)) {
         WLLM_RETURN_IF_ERROR(add_property(r, kTrue, ptr + "/required"));
+      } else if (additional->is_bool()) {
+        return error(ptr, "the required property '" + r + "' is not in properties and additionalProperties is false: "
+                          "no value is valid");
+      } else {
+        WLLM_RETURN_IF_ERROR(add_property(r, *additional, ptr + "/additionalProperties"));
       }
     }
     // Additional properties: absent means none when properties are listed (as llama.cpp).
@@ -719,7 +730,8 @@ class SchemaCompiler {
       } else {
         value = b_.any_value();
       }
-      const std::string key = b_.add_rule(name + "-additional-key", "\"\\\"\" " + not_names(declared) + " \"\\\"\"");
+      const std::string key_name = name + "-additional-key";
+      const std::string key = b_.add_rule(key_name, "\"\\\"\" " + not_names(declared, key_name + "-trie") + " \"\\\"\"");
       additional_kv = b_.add_rule(name + "-additional-kv", key + " " + ws + " \":\" " + ws + " " + value + " " + ws);
     }
     const std::string comma = "\",\" " + ws + " ";
@@ -751,8 +763,10 @@ class SchemaCompiler {
   // The text of a key (between its quotes, written without escapes) that is
   // none of `names`: a trie over the names' code points, where at each node
   // a key may stop (unless a name ends there), leave the trie by a character
-  // no name continues with, or follow one that some name does.
-  std::string not_names(const std::vector<std::string>& names) {
+  // no name continues with, or follow one that some name does. Each inner
+  // node is a rule of its own (named from `rule`), so that a long name does
+  // not nest groups deeper than the GBNF parser allows.
+  std::string not_names(const std::vector<std::string>& names, const std::string& rule) {
     struct Node {
       bool ends_name = false;
       std::map<uint32_t, size_t> children;
@@ -775,8 +789,9 @@ class SchemaCompiler {
       trie[node].ends_name = true;
     }
     const std::string key_char = b_.primitive("key-char");
+    if (trie[0].children.empty()) return key_char + (trie[0].ends_name ? "+" : "*");
     // Built bottom-up with an explicit stack: names can be long.
-    std::vector<std::string> text(trie.size());
+    std::vector<std::string> text(trie.size());  // a rule name, or key-char+ past a whole name
     std::vector<std::pair<size_t, bool>> stack{{0, false}};
     while (!stack.empty()) {
       auto [node, children_done] = stack.back();
@@ -796,15 +811,14 @@ class SchemaCompiler {
       for (const auto& [c, child] : n.children) {
         std::string one;
         append_utf8(c, &one);
-        alts.push_back(gbnf_literal(one) + " " + (trie[child].children.empty() ? text[child] : "(" + text[child] + ")"));
+        alts.push_back(gbnf_literal(one) + " " + text[child]);
         others.push_back({c, c});
       }
       const std::vector<CodePointRange> rest = complement_ranges(normalize_ranges(others));
       if (!rest.empty()) alts.push_back(gbnf_char_class(rest) + " " + key_char + "*");
-      text[node] = join(alts);
-      if (!n.ends_name) text[node] = "(" + text[node] + ")?";
+      text[node] = b_.add_rule(rule, n.ends_name ? join(alts) : "( " + join(alts) + " )?");
     }
-    return trie[0].children.empty() ? (trie[0].ends_name ? key_char + "+" : key_char + "*") : "(" + text[0] + ")";
+    return text[0];
   }
 
   JsonGrammarBuilder& b_;

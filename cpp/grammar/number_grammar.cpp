@@ -19,6 +19,10 @@ namespace wllm {
 namespace {
 
 constexpr int kMaxExponent = 400;
+// A bound's digits nest the expressions a level per digit; every this many
+// levels a sub-expression becomes a rule of its own, so that a bound of many
+// digits (1e-300, 10^300 + 1) stays within a GBNF parser's nesting limit.
+constexpr int kLevelsPerRule = 32;
 
 std::string digits_any(int min, int max) {
   if (min == max) return min == 1 ? "[0-9]" : str_printf("[0-9]{%d}", min);
@@ -48,6 +52,19 @@ std::string group(const std::vector<std::string>& alternatives) {
 bool all_of(std::string_view s, char c) {
   return std::all_of(s.begin(), s.end(), [c](char x) { return x == c; });
 }
+
+// Sub-expressions at a recursion depth: a group, or every kLevelsPerRule
+// levels a rule (when there is an add_rule to make one).
+struct Nesting {
+  const AddRule& add_rule;
+  bool as_rule(int depth) const { return add_rule && depth % kLevelsPerRule == 0; }
+  // `expr` as one item of a sequence.
+  std::string item(const std::string& expr, int depth) const { return as_rule(depth) ? add_rule(expr) : group({expr}); }
+  // `expr` or nothing.
+  std::string optional(const std::string& expr, int depth) const {
+    return as_rule(depth) ? add_rule(expr) + "?" : "(" + expr + ")?";
+  }
+};
 
 // ---- integers: digit strings without leading zeros ----
 
@@ -79,7 +96,7 @@ std::string int_minus_one(std::string s) {  // s >= 1
 }
 
 // Digit strings of one length between lo and hi (lo <= hi, compared as text).
-std::string fixed_range(const std::string& lo, const std::string& hi) {
+std::string fixed_range(const std::string& lo, const std::string& hi, const Nesting& nesting, int depth) {
   size_t i = 0;
   while (i < lo.size() && lo[i] == hi[i]) ++i;
   if (i == lo.size()) return "\"" + lo + "\"";
@@ -89,17 +106,23 @@ std::string fixed_range(const std::string& lo, const std::string& hi) {
   const std::string lo_rest = lo.substr(i + 1), hi_rest = hi.substr(i + 1);
   const bool lo_free = all_of(lo_rest, '0'), hi_free = all_of(hi_rest, '9');
   std::vector<std::string> alts;
-  if (!lo_free) alts.push_back(std::string("\"") + lo[i] + "\" " + group({fixed_range(lo_rest, std::string(rest, '9'))}));
+  if (!lo_free) {
+    alts.push_back(std::string("\"") + lo[i] + "\" " +
+                   nesting.item(fixed_range(lo_rest, std::string(rest, '9'), nesting, depth + 1), depth + 1));
+  }
   const char from = lo_free ? lo[i] : static_cast<char>(lo[i] + 1);
   const char to = hi_free ? hi[i] : static_cast<char>(hi[i] - 1);
   if (from <= to) alts.push_back(digit_class(from, to) + " " + digits_any(rest, rest));
-  if (!hi_free) alts.push_back(std::string("\"") + hi[i] + "\" " + group({fixed_range(std::string(rest, '0'), hi_rest)}));
+  if (!hi_free) {
+    alts.push_back(std::string("\"") + hi[i] + "\" " +
+                   nesting.item(fixed_range(std::string(rest, '0'), hi_rest, nesting, depth + 1), depth + 1));
+  }
   return prefix + group(alts);
 }
 
 // Integers in [a, b], or [a, oo) without b (up to kMaxFreeDigits digits, or a's
 // length if longer); "" if there are none.
-std::string int_range(const std::string& a, const std::optional<std::string>& b) {
+std::string int_range(const std::string& a, const std::optional<std::string>& b, const Nesting& nesting) {
   if (b && int_less(*b, a)) return "";
   const int first_len = static_cast<int>(a.size());
   const int last_len = b ? static_cast<int>(b->size()) : std::max(kMaxFreeDigits, first_len);
@@ -123,7 +146,7 @@ std::string int_range(const std::string& a, const std::optional<std::string>& b)
       continue;
     }
     flush_full(len - 1);
-    alts.push_back(fixed_range(lo, hi));
+    alts.push_back(fixed_range(lo, hi, nesting, 1));
   }
   flush_full(last_len);
   return join(alts);
@@ -146,7 +169,7 @@ struct FracLang {
 const FracLang kAnyFraction{true, digits_any(1, kMaxFreeDigits)};
 
 // {F : lo <= 0.F <= hi} (strict bounds exclude equality; absent ones do not bound).
-FracLang frac_lang(std::optional<FracBound> lo, std::optional<FracBound> hi) {
+FracLang frac_lang(std::optional<FracBound> lo, std::optional<FracBound> hi, const Nesting& nesting, int depth) {
   if (lo && lo->digits.empty() && !lo->strict) lo.reset();  // 0.F >= 0 always holds
   if (!lo && !hi) return kAnyFraction;
   if (hi && hi->digits.empty()) {  // 0.F <= 0: only zeros
@@ -169,19 +192,20 @@ FracLang frac_lang(std::optional<FracBound> lo, std::optional<FracBound> hi) {
     if (rest.nonempty.empty()) {
       if (rest.empty_ok) alts.push_back(digit);
     } else {
-      alts.push_back(digit + " " + (rest.empty_ok ? "(" + rest.nonempty + ")?" : group({rest.nonempty})));
+      alts.push_back(digit + " " + (rest.empty_ok ? nesting.optional(rest.nonempty, depth + 1)
+                                                  : nesting.item(rest.nonempty, depth + 1)));
     }
   };
   const std::optional<FracBound> lo_rest = lo ? std::optional<FracBound>(rest_of(*lo)) : std::nullopt;
   const std::optional<FracBound> hi_rest = hi ? std::optional<FracBound>(rest_of(*hi)) : std::nullopt;
   if (lo0 == hi0) {
-    add(lo0, frac_lang(lo_rest, hi_rest));
+    add(lo0, frac_lang(lo_rest, hi_rest, nesting, depth + 1));
   } else {
-    add(lo0, frac_lang(lo_rest, std::nullopt));
+    add(lo0, frac_lang(lo_rest, std::nullopt, nesting, depth + 1));
     const char from = static_cast<char>(lo0 + 1);
     const char to = hi ? static_cast<char>(hi0 - 1) : '9';
     if (from <= to) alts.push_back(digit_class(from, to) + " " + digits_any(0, kMaxFreeDigits - 1));
-    if (hi) add(hi0, frac_lang(std::nullopt, hi_rest));
+    if (hi) add(hi0, frac_lang(std::nullopt, hi_rest, nesting, depth + 1));
   }
   // "" (0.0) meets the lower bound only if there is none.
   return {!lo, join(alts)};
@@ -205,7 +229,8 @@ struct MagnitudeBound {
 
 // Non-negative numbers m with lo <= m <= hi (absent: unbounded), as "I[.F]" text.
 std::vector<std::string> magnitude_alternatives(const std::optional<MagnitudeBound>& lo,
-                                                const std::optional<MagnitudeBound>& hi, bool integer_only) {
+                                                const std::optional<MagnitudeBound>& hi, bool integer_only,
+                                                const Nesting& nesting) {
   std::vector<std::string> alts;
   const auto add = [&](const std::string& integer, const FracLang& lang) {
     if (integer.empty()) return;
@@ -218,13 +243,13 @@ std::vector<std::string> magnitude_alternatives(const std::optional<MagnitudeBou
   const std::string lo_int = lo ? lo->int_digits : "0";
   const auto literal = [](const std::string& digits) { return "\"" + digits + "\""; };
   if (hi && lo_int == hi->int_digits) {
-    add(literal(lo_int), frac_lang(frac_of(lo), frac_of(hi)));
+    add(literal(lo_int), frac_lang(frac_of(lo), frac_of(hi), nesting, 1));
     return alts;
   }
-  add(literal(lo_int), frac_lang(frac_of(lo), std::nullopt));
+  add(literal(lo_int), frac_lang(frac_of(lo), std::nullopt, nesting, 1));
   const std::optional<std::string> mid_hi = hi ? std::optional<std::string>(int_minus_one(hi->int_digits)) : std::nullopt;
-  add(int_range(int_plus_one(lo_int), mid_hi), kAnyFraction);
-  if (hi) add(literal(hi->int_digits), frac_lang(std::nullopt, frac_of(hi)));
+  add(int_range(int_plus_one(lo_int), mid_hi, nesting), kAnyFraction);
+  if (hi) add(literal(hi->int_digits), frac_lang(std::nullopt, frac_of(hi), nesting, 1));
   return alts;
 }
 
@@ -299,7 +324,8 @@ int compare_decimals(const Decimal& a, const Decimal& b) {
 }
 
 Result<std::string> bounded_number_gbnf(const std::optional<NumberBound>& lower, const std::optional<NumberBound>& upper,
-                                        bool integer_only) {
+                                        bool integer_only, const AddRule& add_rule) {
+  const Nesting nesting{add_rule};
   const auto empty = [&] {
     std::string range = (lower ? (lower->exclusive ? "(" : "[") + describe(lower->value) : std::string("(-inf")) + ", " +
                         (upper ? describe(upper->value) + (upper->exclusive ? ")" : "]") : std::string("inf)"));
@@ -317,7 +343,7 @@ Result<std::string> bounded_number_gbnf(const std::optional<NumberBound>& lower,
     std::optional<MagnitudeBound> lo, hi;
     if (lower && !lower->value.negative) lo = MagnitudeBound{lower->value.int_digits, lower->value.frac_digits, lower->exclusive};
     if (upper) hi = MagnitudeBound{upper->value.int_digits, upper->value.frac_digits, upper->exclusive};
-    for (std::string& a : magnitude_alternatives(lo, hi, integer_only)) alts.push_back(std::move(a));
+    for (std::string& a : magnitude_alternatives(lo, hi, integer_only, nesting)) alts.push_back(std::move(a));
   }
   // x < 0: "-" and a magnitude m > 0 with -lower >= m >= -upper.
   if (!lower || lower->value.negative) {
@@ -325,7 +351,7 @@ Result<std::string> bounded_number_gbnf(const std::optional<NumberBound>& lower,
     std::optional<MagnitudeBound> hi;
     if (upper && upper->value.negative) lo = MagnitudeBound{upper->value.int_digits, upper->value.frac_digits, upper->exclusive};
     if (lower) hi = MagnitudeBound{lower->value.int_digits, lower->value.frac_digits, lower->exclusive};
-    const std::vector<std::string> negative = magnitude_alternatives(lo, hi, integer_only);
+    const std::vector<std::string> negative = magnitude_alternatives(lo, hi, integer_only, nesting);
     if (!negative.empty()) alts.push_back("\"-\" " + group(negative));
   }
   if (alts.empty()) return empty();

@@ -7,6 +7,7 @@
 // write digits forever.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,10 +36,17 @@ struct NumberBound {
   bool exclusive = false;
 };
 
+// Makes a rule with this GBNF body and returns its name (JsonGrammarBuilder::add_rule).
+using AddRule = std::function<std::string(const std::string& body)>;
+
 // A GBNF expression for the JSON numbers x with lower <= x <= upper (< when
 // exclusive; either bound may be absent, not both), integers only if
 // integer_only. kInvalidArgument (message names the bounds) if no number fits.
+// The expression nests a group per digit of a bound; with add_rule, parts
+// nested deeply become rules, so a bound of hundreds of digits (1e-300)
+// stays within the GBNF parser's nesting limit.
 Result<std::string> bounded_number_gbnf(const std::optional<NumberBound>& lower,
-                                        const std::optional<NumberBound>& upper, bool integer_only);
+                                        const std::optional<NumberBound>& upper, bool integer_only,
+                                        const AddRule& add_rule = nullptr);
 
 }  // namespace wllm

@@ -13,9 +13,12 @@ TokenMasker::TokenMasker(std::shared_ptr<const Grammar> grammar, const TokenTrie
                          std::vector<PreservedToken> preserved)
     : matcher_(std::move(grammar)),
       trie_(trie),
-      preserved_(std::move(preserved)),
       cache_(kCachedMasks),
       state_at_depth_(trie.max_depth() + 1) {
+  // A token named twice (a preserved text given twice) is one token: it is allowed, and counted, once.
+  for (PreservedToken& p : preserved) {
+    if (!preserved_text(p.id)) preserved_.push_back(std::move(p));
+  }
   const size_t words = (static_cast<size_t>(trie.n_vocab()) + 31) / 32;
   for (CachedMask& m : cache_) m.bits.assign(words, 0);
 }
@@ -27,12 +30,15 @@ const uint32_t* TokenMasker::mask(StateId state, size_t* count) {
     if (m.state == state) {
       m.last_use = uses_;
       *count = m.count;
+      overflowed_ = m.overflowed;
       return m.bits.data();
     }
     if (m.last_use < slot->last_use) slot = &m;  // the least recently used
   }
+  matcher_.clear_overflow();
   walk(state, slot);
   slot->last_use = uses_;
+  slot->overflowed = overflowed_ = matcher_.overflowed();
   *count = slot->count;
   return slot->bits.data();
 }
@@ -53,6 +59,9 @@ void TokenMasker::walk(StateId state, CachedMask* out) {
     const uint32_t depth = trie_.depth(i);
     const StateId s = matcher_.step(state_at_depth_[depth - 1], trie_.byte(i));
     if (s == GrammarMatcher::kDead) {
+      // Overflowed: the mask cannot be complete and the generation fails, so
+      // no more time goes into it (each such step is costly).
+      if (matcher_.overflowed()) break;
       i = trie_.subtree_end(i);
       continue;
     }
@@ -61,7 +70,7 @@ void TokenMasker::walk(StateId state, CachedMask* out) {
     ++i;
   }
   for (const PreservedToken& p : preserved_) {
-    if (accept_bytes(state, p.text) != GrammarMatcher::kDead) allow(p.id);
+    if (!matcher_.overflowed() && feed(state, p.text) != GrammarMatcher::kDead) allow(p.id);
   }
   if (matcher_.can_end(state)) {
     for (int32_t t : trie_.end_tokens()) allow(t);
@@ -71,6 +80,7 @@ void TokenMasker::walk(StateId state, CachedMask* out) {
 }
 
 TokenMasker::StateId TokenMasker::accept(StateId state, int32_t token) {
+  overflowed_ = false;
   if (token < 0 || token >= trie_.n_vocab() || trie_.is_end_token(token)) return GrammarMatcher::kDead;
   const std::string_view bytes = token_bytes(token);
   if (bytes.empty()) return GrammarMatcher::kDead;
@@ -90,6 +100,13 @@ const std::string* TokenMasker::preserved_text(int32_t token) const {
 }
 
 TokenMasker::StateId TokenMasker::accept_bytes(StateId state, std::string_view bytes) {
+  matcher_.clear_overflow();
+  state = feed(state, bytes);
+  overflowed_ = matcher_.overflowed();
+  return state;
+}
+
+TokenMasker::StateId TokenMasker::feed(StateId state, std::string_view bytes) {
   for (const char c : bytes) {
     state = matcher_.step(state, static_cast<uint8_t>(c));
     if (state == GrammarMatcher::kDead) break;

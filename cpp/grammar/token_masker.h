@@ -46,6 +46,11 @@ class TokenMasker {
   StateId accept(StateId state, int32_t token);
   // The state after `bytes` (e.g. text forced into the output), or kDead.
   StateId accept_bytes(StateId state, std::string_view bytes);
+  // Whether the last mask(), accept() or accept_bytes() met bytes the
+  // matcher could not follow (GrammarMatcher::overflowed(): a grammar too
+  // ambiguous): its answer is incomplete (a mask stops at the first such
+  // token), and the generation must fail.
+  bool overflowed() const { return overflowed_; }
   // The bytes the grammar sees for `token`: a preserved token's text, else
   // its piece ("" for other control tokens).
   std::string_view token_bytes(int32_t token) const;
@@ -64,9 +69,12 @@ class TokenMasker {
     StateId state = GrammarMatcher::kDead;
     size_t count = 0;
     uint64_t last_use = 0;
+    bool overflowed = false;
     std::vector<uint32_t> bits;
   };
   void walk(StateId state, CachedMask* out);
+  // accept_bytes() within a walk: the matcher's overflow flag keeps what the walk met.
+  StateId feed(StateId state, std::string_view bytes);
   const std::string* preserved_text(int32_t token) const;
 
   GrammarMatcher matcher_;
@@ -74,6 +82,7 @@ class TokenMasker {
   std::vector<PreservedToken> preserved_;  // a few: searched linearly
   std::vector<CachedMask> cache_;       // a few recent masks
   uint64_t uses_ = 0;
+  bool overflowed_ = false;
   std::vector<StateId> state_at_depth_;  // walk scratch: [trie depth]
 };
 

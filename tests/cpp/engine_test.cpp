@@ -299,6 +299,26 @@ TEST_F(EngineTest, BadGrammarOrSchemaFailsBeforeGenerating) {
   EXPECT_FALSE(generate(e, "Once upon a time", g).empty());
 }
 
+TEST_F(EngineTest, GrammarTooAmbiguousToFollowIsAnError) {
+  // Each "a" doubles the ways to read the output (it may close with "b" or
+  // "c"); past GrammarMatcher::kMaxParses the generation fails instead of
+  // taking time and memory without end.
+  Engine e;
+  ASSERT_TRUE(load(&e, *file_, {.n_ctx = 256, .n_threads = 1}).ok());
+  GenerateOptions g;
+  g.max_tokens = 60;
+  g.sampling.temperature = 0;
+  g.constraint = constraint(OutputConstraint::Kind::kGrammar, "root ::= \"a\" root \"b\" | \"a\" root \"c\"\n");
+  const Result<GenerateStats> r = e.generate("Once upon a time", g, [](std::string_view) {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("grammar: the grammar is too ambiguous to follow: after "), std::string::npos)
+      << r.status().message();
+  g.constraint = {};
+  g.max_tokens = 3;
+  EXPECT_FALSE(generate(e, "Once upon a time", g).empty());
+}
+
 TEST_F(EngineTest, MemoryLimitIsCheckedBeforeAllocating) {
   Engine e;
   LoadOptions o{.n_ctx = 512, .n_threads = 1, .memory_limit = 100000};

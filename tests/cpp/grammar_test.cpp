@@ -210,6 +210,35 @@ TEST(GrammarMatcher, CompactKeepsTheState) {
   EXPECT_TRUE(g.must_end(s));
 }
 
+TEST(GrammarMatcher, AmbiguityGrowingWithTheTextFailsInsteadOfExhaustingMemory) {
+  // Each "a" may close with "b" or "c", so n bytes have 3 * 2^n parses; past
+  // kMaxParses a step fails, and says so, instead of exhausting memory.
+  Matches m("root ::= \"a\" root \"b\" | \"a\" root \"c\" | \"d\"\n");
+  GrammarMatcher& g = m.matcher();
+  GrammarMatcher::StateId s = g.initial_state();
+  int steps = 0;
+  while (steps < 40 && (s = g.step(s, 'a')) != GrammarMatcher::kDead) ++steps;
+  EXPECT_EQ(steps, 14);  // 3 * 2^14 parses fit in kMaxParses, 3 * 2^15 do not
+  EXPECT_TRUE(g.overflowed());
+  g.clear_overflow();
+  // The same step again (now cached) fails the same way; a rejected byte is no overflow.
+  s = run(g, std::string(14, 'a'));
+  ASSERT_NE(s, GrammarMatcher::kDead);
+  EXPECT_EQ(g.step(s, 'a'), GrammarMatcher::kDead);
+  EXPECT_TRUE(g.overflowed());
+  g.clear_overflow();
+  EXPECT_EQ(g.step(s, 'x'), GrammarMatcher::kDead);
+  EXPECT_FALSE(g.overflowed());
+  EXPECT_TRUE(m.whole("aadbc"));
+  // Many parses at once that do not multiply are fine: 50000 words, one parse each.
+  std::string words = "root ::= \"w\" ( ";
+  for (int i = 0; i < 50000; ++i) words += (i ? " | \"" : "\"") + std::to_string(100000 + i) + "\"";
+  Matches many(words + " )\n");
+  EXPECT_TRUE(many.whole("w123456"));
+  EXPECT_FALSE(many.whole("w153456"));
+  EXPECT_FALSE(many.matcher().overflowed());
+}
+
 // ---------------------------------------------------------------------------
 // JSON reader
 
@@ -399,6 +428,37 @@ TEST(JsonSchema, Objects) {
   EXPECT_FALSE(required_only.whole(R"({"other": 2})"));
 }
 
+TEST(JsonSchema, RequiredNamesOutsidePropertiesTakeAdditionalProperties) {
+  // Found by tests/fuzz/grammar_fuzz.cpp: a required name that properties do
+  // not list is an additional property, so additionalProperties decides its value.
+  Matches typed(schema_grammar(R"({"properties": {"a": {"type": "integer"}}, "required": ["a", "b"],
+      "additionalProperties": {"type": "string"}})"));
+  EXPECT_TRUE(typed.whole(R"({"a": 1, "b": "x"})"));
+  EXPECT_FALSE(typed.whole(R"({"a": 1, "b": 2})"));
+  expect_error(json_schema_gbnf(R"({"properties": {"a": {"type": "integer"}}, "required": ["a", "b"],
+      "additionalProperties": false})").status(),
+               "JSON schema at the root: the required property 'b' is not in properties and additionalProperties is "
+               "false: no value is valid");
+  // Absent, additionalProperties allows any value for it (only unnamed extras are left out).
+  Matches absent(schema_grammar(R"({"properties": {"a": {"type": "integer"}}, "required": ["b"]})"));
+  EXPECT_TRUE(absent.whole(R"({"b": [null]})"));
+  EXPECT_FALSE(absent.whole(R"({"b": 1, "c": 2})"));
+}
+
+TEST(JsonSchema, LongPropertyNamesBesideAdditionalProperties) {
+  // Found by tests/fuzz/grammar_fuzz.cpp: the keys other than a declared
+  // name nested a group per character of the name, so a name of 130
+  // characters gave GBNF deeper than the parser takes.
+  const std::string name(300, 'k');
+  Matches m(schema_grammar(R"({"properties": {")" + name + R"(": {"type": "integer"}, "kz": {"type": "integer"}},
+      "required": [")" + name + R"("], "additionalProperties": {"type": "boolean"}})"));
+  EXPECT_TRUE(m.whole("{\"" + name + "\": 1, \"k\": true}"));
+  EXPECT_TRUE(m.whole("{\"" + name + "\": 1, \"kz\": 2, \"" + name + "k\": false}"));
+  EXPECT_TRUE(m.whole("{\"" + name + "\": 1, \"" + name.substr(1) + "\": true, \"kzz\": true}"));
+  EXPECT_FALSE(m.whole("{\"" + name + "\": 1, \"" + name + "\": true}"));  // a declared name is no additional key
+  EXPECT_FALSE(m.whole("{\"" + name + "\": 1, \"kz\": true}"));
+}
+
 TEST(JsonSchema, Arrays) {
   Matches m(schema_grammar(R"({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 3})"));
   EXPECT_TRUE(m.whole("[1, 2]"));
@@ -450,6 +510,28 @@ TEST(JsonSchema, NumbersWithBounds) {
   Matches draft4(schema_grammar(R"({"type": "integer", "minimum": 5, "exclusiveMinimum": true})"));
   EXPECT_FALSE(draft4.whole("5"));
   EXPECT_TRUE(draft4.whole("6"));
+}
+
+TEST(JsonSchema, BoundsOfHundredsOfDigits) {
+  // The number grammar nests a group per digit of a bound: 1e-300, 10^300 + 1
+  // (after minimum 1e300) or a bound of 300 significant digits gave GBNF
+  // nested deeper than the parser takes; deep parts are now rules of their own.
+  Matches tiny(schema_grammar(R"({"type": "number", "exclusiveMinimum": 5e-324})"));
+  EXPECT_TRUE(tiny.whole("0.0000000000000001"));
+  EXPECT_TRUE(tiny.whole("2"));
+  EXPECT_FALSE(tiny.whole("0"));
+  EXPECT_FALSE(tiny.whole("-0.5"));
+  const std::string e300 = "1" + std::string(300, '0');
+  Matches huge(schema_grammar(R"({"type": "integer", "minimum": 1e300})"));
+  EXPECT_TRUE(huge.whole(e300));
+  EXPECT_TRUE(huge.whole(e300.substr(0, 300) + "7"));
+  EXPECT_FALSE(huge.whole(std::string(300, '9')));
+  const std::string eights(300, '8');
+  Matches ragged(schema_grammar(R"({"type": "integer", "minimum": -)" + eights + R"(, "maximum": )" + eights + "}"));
+  EXPECT_TRUE(ragged.whole(eights));
+  EXPECT_TRUE(ragged.whole("-" + eights.substr(0, 299) + "7"));
+  EXPECT_FALSE(ragged.whole(eights.substr(0, 299) + "9"));
+  EXPECT_FALSE(ragged.whole("-" + eights + "0"));
 }
 
 TEST(JsonSchema, EnumAndConst) {
@@ -693,6 +775,37 @@ TEST(TokenMasker, PreservedControlTokensCountAsTheirText) {
   bits = masker.mask(after, &count);
   EXPECT_FALSE(bits[ids[0] / 32] & (1u << (ids[0] % 32)));
   EXPECT_GT(count, 0u);
+  // Found by tests/fuzz/grammar_fuzz.cpp: a token preserved twice is allowed,
+  // and counted, once.
+  TokenMasker twice(must_parse("root ::= \"<|im_start|>\" [a-z]+ | \"a\"\n"), trie,
+                    {{ids[0], "<|im_start|>"}, {ids[0], "<|im_start|>"}});
+  bits = twice.mask(twice.initial_state(), &count);
+  size_t set = 0;
+  for (int32_t w = 0; w < (trie.n_vocab() + 31) / 32; ++w) set += static_cast<size_t>(__builtin_popcount(bits[w]));
+  EXPECT_TRUE(bits[ids[0] / 32] & (1u << (ids[0] % 32)));
+  EXPECT_EQ(count, set);
+}
+
+TEST(TokenMasker, AMaskTheGrammarCannotFollowSaysSo) {
+  // Each "a" may close with "b" or "c": 2^(n+1) parses after n of them, and a
+  // mask that would need more than kMaxParses says so, cached or not.
+  const TokenTrie trie(load_vocab("stories260K.gguf"));
+  TokenMasker masker(must_parse("root ::= \"a\" root \"b\" | \"a\" root \"c\"\n"), trie);
+  size_t count = 0;
+  masker.mask(masker.initial_state(), &count);
+  EXPECT_FALSE(masker.overflowed());
+  EXPECT_GT(count, 0u);
+  const TokenMasker::StateId s = masker.accept_bytes(masker.initial_state(), std::string(15, 'a'));
+  ASSERT_NE(s, GrammarMatcher::kDead);
+  EXPECT_FALSE(masker.overflowed());
+  masker.mask(s, &count);  // one more "a" would be 2^17
+  EXPECT_TRUE(masker.overflowed());
+  EXPECT_EQ(masker.accept_bytes(s, "a"), GrammarMatcher::kDead);
+  EXPECT_TRUE(masker.overflowed());
+  EXPECT_NE(masker.accept_bytes(masker.initial_state(), "a"), GrammarMatcher::kDead);
+  EXPECT_FALSE(masker.overflowed());
+  masker.mask(s, &count);  // from the cache
+  EXPECT_TRUE(masker.overflowed());
 }
 
 }  // namespace

@@ -8,6 +8,11 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FALLBACK_CHAT_TEMPLATE } from '../../js/chat.js';
+import { normalizeTools } from '../../js/tool-calls.js';
+import { ToolGrammar } from '../../js/tool-formats/grammar.js';
+import { TOOL_FORMATS, generic } from '../../js/tool-formats/index.js';
+import { GRAMMARS, SCHEMAS } from '../js/constrained-cases.mjs';
+import { TOOLS } from '../js/tool-cases.mjs';
 import { readGguf, writeGguf } from './gguf-kv.mjs';
 import { repoRoot, sharedModels } from '../reference/reference.mjs';
 
@@ -230,7 +235,99 @@ function chatTemplateSeeds(out) {
   }
 }
 
-const builders = { loader: loaderSeeds, tokenizer: tokenizerSeeds, chat_template: chatTemplateSeeds, state: stateSeeds };
+// grammar_fuzz reads byte 0 as the constraint's kind, byte 1 as flags (bit 0
+// the vocabulary, bit 1 repair the output), then NUL-separated parts: the
+// constraint's text, the output, and 'N' name=schema, 'T' trigger, 'S' start
+// trigger, 'P' preserved token parts. Each seed is written with every flag.
+const GRAMMAR_KINDS = { grammar: 0, json: 1, json_object: 2, json_schema: 3 };
+
+function grammarInput(kind, flags, text, output, { schemas = [], triggers = [], startTriggers = [], preservedTokens = [] } = {}) {
+  const parts = [text, output, ...schemas.map((s) => `N${s.name}=${s.schema}`), ...triggers.map((t) => `T${t}`),
+    ...startTriggers.map((t) => `S${t}`), ...preservedTokens.map((t) => `P${t}`)];
+  return Buffer.concat([Buffer.from([GRAMMAR_KINDS[kind], flags]), Buffer.from(parts.join('\0'), 'utf8')]);
+}
+
+// Grammars of tests/cpp/grammar_test.cpp and texts they accept.
+const cppGrammars = [
+  ['root ::= "ab" [c-eX]+ [^0-9]? "."{2} x{1,3} y{2,}\nx ::= "x"\ny ::= "y"\n', 'abeeZ..xxxyyyyy'],
+  ['root ::= x* "a" "b"\nx ::= "a" | "ab"\n', 'ababab'],
+  ['root ::= [ぁ-ゟ]+ "é" .\n', 'あいé😀'],
+  ['root ::= .*\n', 'a\u00e9\ud83d\ude00'],
+  ['root ::= "[" (x ("," x)*)? "]"\nx ::= [0-9]+ | root\n', '[[1,[22],3]]'],
+  ['# a comment\r\nroot ::= item (\n    "," item  # inside a group\n  )* |\n  "none"\r\nitem ::= [a-z]+\n', 'abc,de'],
+  ['root ::= (word " ")* word "。"\nword ::= [a-zA-Zß-ÿぁ-ゟ]+\n', 'Grüße から bonjour。'],
+  ['root ::= "<|im_start|>" [a-z]+\n', '<|im_start|>hello'],
+  ['root ::= "a" root | "b"\n', 'aaab'],
+  // Refused: left recursion, (x?)*, an undefined rule, a reversed range.
+  ['root ::= root "a" | "b"\n', 'ba'],
+  ['root ::= ("a"?)*\n', 'aa'],
+  ['root ::= item\n', 'x'],
+  ['root ::= [z-a]\n', 'b'],
+];
+
+// A value valid against each schema of tests/js (constrained-cases.mjs, tool-cases.mjs).
+const schemaExamples = {
+  person: { name: 'Ann', age: 30, email: 'ann@mail.com' },
+  colors: ['red', 'blue'],
+  bounds: { x: 0.5, y: 0.25, n: 42 },
+  shape: { kind: 'circle', r: 2.5 },
+  tree: { value: 1, children: [{ value: 2 }, { value: 3, children: [] }] },
+  strings: { code: 'ABC-123', tag: 'hi', note: null },
+  extras: { id: 7, flag: true },
+  flags: { ok: true, nothing: null, version: 2, level: 'low' },
+  mixed: [1, 'ab', -3],
+  get_weather: { city: 'Paris', unit: 'celsius', days: 3 },
+  add: { a: -1.5, b: 2 },
+  tag: { tags: ['red', 'green'], urgent: true },
+  now: {},
+};
+
+function grammarSeeds(out) {
+  const seeds = [];
+  const add = (name, kind, text, output, extra) => {
+    for (let flags = 0; flags < 4; flags += 1) seeds.push([`${name}-${flags}`, grammarInput(kind, flags, text, output, extra)]);
+  };
+  const examples = { arithmetic: '12+(3*45)/6.', list: '- apples\n- tea\n', record: 'Name: Zoë\nAge: 42\nMood: ça va.' };
+  for (const [name, grammar] of Object.entries(GRAMMARS)) add(`gbnf-${name}`, 'grammar', grammar.gbnf, examples[name] ?? '');
+  cppGrammars.forEach(([gbnf, text], i) => add(`gbnf-cpp-${i}`, 'grammar', gbnf, text));
+  const json = '{"a": [1, "two", {"3": null}, false, -0.5e+2], "b": "\\u00e9\\n"}';
+  add('json', 'json', '', json);
+  add('json-object', 'json_object', '', json);
+  add('json-lazy', 'json_object', '', `Sure: ${json}`, { triggers: ['{'] });
+  add('json-start', 'json', '', ` \n${json}`, { startTriggers: ['{"a"'] });
+  const toolSchemas = Object.fromEntries(normalizeTools(TOOLS).map((t) => [t.name, t.parameters]));
+  for (const [name, schema] of Object.entries({ ...SCHEMAS, ...toolSchemas })) {
+    add(`schema-${name}`, 'json_schema', JSON.stringify(schema), JSON.stringify(schemaExamples[name] ?? {}));
+  }
+  add('schema-refused', 'json_schema', '{"type": "number", "multipleOf": 2}', '4');
+  // Control tokens preserved as their text (stories260K's and DeepSeek-Coder's), a lazy grammar's trigger.
+  for (const [i, control] of ['<s>', '<\uff5cbegin\u2581of\u2581sentence\uff5c>'].entries()) {
+    const gbnf = `root ::= ${JSON.stringify(control)} " " [a-z]+ "."\n`;
+    add(`preserved-${i}`, 'grammar', gbnf, `Well, ${control} done.`, { triggers: [control], preservedTokens: [control] });
+  }
+  // Tool calls as chat() constrains them: each format, lazy (tool choice
+  // 'auto') and not ('required'), with calls as the format writes them.
+  const tools = normalizeTools(TOOLS);
+  const calls = [{ name: 'get_weather', arguments: { city: 'Paris', days: 3 }, id: 'a1B2c3D4e' },
+    { name: 'add', arguments: { a: 1, b: 2 }, id: 'f5G6h7I8j' }];
+  const formats = [...TOOL_FORMATS, generic].map((f) => [f, '']);
+  formats.push([TOOL_FORMATS.find((f) => f.name === 'mistral'), '[TOOL_CALLS][ARGS][CALL_ID]']);
+  formats.forEach(([format, source], i) => {
+    for (const lazy of [true, false]) {
+      const g = new ToolGrammar();
+      const root = format.grammar(g, tools, { parallel: format.parallel }, source);
+      const c = g.constraint(root, { ...format, lazy });
+      const written = format.write(format.parallel ? calls : calls.slice(0, 1), source);
+      add(`tools-${format.name}-${i}-${lazy ? 'auto' : 'required'}`, 'grammar', c.text,
+        lazy ? `Let me check. ${written}` : written, c);
+    }
+  });
+  for (const [name, bytes] of seeds) writeFileSync(join(out, name), bytes);
+}
+
+const builders = {
+  loader: loaderSeeds, tokenizer: tokenizerSeeds, chat_template: chatTemplateSeeds, state: stateSeeds, grammar: grammarSeeds,
+};
 
 const [target, out, cli] = process.argv.slice(2);
 if (!builders[target] || !out) {
