@@ -3,15 +3,22 @@
 // (architectures.test.mjs), native against wasm in Node and in browsers, and
 // x86 against aarch64 (tools/test-arm-kernels.sh). A new architecture is one
 // row here.
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { cached, runCli, sharedModels } from './reference.mjs';
 
 // vocab: a file of ../shared/models whose tokenizer the model gets; synth:
-// `synth` arguments (rows of 256, so every K-quant applies).
+// `synth` arguments (rows of 256, so every K-quant applies). Most take
+// stories260K's 512 tokens: with a real 128k-151k vocabulary the embedding and
+// output matrices would outweigh the layers, where the architectures differ,
+// tenfold (and every suite that runs these models would pay for it); the real
+// vocabularies are the tokenizer tests' (tokenizer.test.mjs). Gemma's and
+// Phi-3's 32000 and 32064 tokens keep output matrices of a real size in the
+// checks.
 export const architectures = [
   // Head width 128 beside a width of 256 (attention.key_length).
-  { arch: 'qwen3', vocab: 'vocab/ggml-vocab-qwen2.gguf', synth: ['--shape', '256x4:4/2:768', '--head-dim', '128'] },
-  { arch: 'smollm3', vocab: 'vocab/ggml-vocab-llama-bpe.gguf', synth: ['--shape', '256x4:4/2:768'] },
+  { arch: 'qwen3', vocab: 'stories260K.gguf', synth: ['--shape', '256x4:4/2:768', '--head-dim', '128'] },
+  { arch: 'smollm3', vocab: 'stories260K.gguf', synth: ['--shape', '256x4:4/2:768'] },
   // A window of 32 positions: 165 tokens cross it and wrap the local layers'
   // ring. Tied, as Gemma 3 is (synth then peaks the output on the current
   // token: an untied one's distribution is flat enough here that llama.cpp's
@@ -32,14 +39,17 @@ export const architectures = [
   // ignored by both.
   { arch: 'phi3', vocab: 'vocab/ggml-vocab-phi-3.gguf', synth: ['--shape', '256x4:4/2:768', '--sliding-window', '32'] },
   // Granite 3.3's embedding, residual, attention and logit scales (synth).
-  { arch: 'granite', vocab: 'vocab/ggml-vocab-refact.gguf', synth: ['--shape', '256x4:4/2:768'] },
+  { arch: 'granite', vocab: 'stories260K.gguf', synth: ['--shape', '256x4:4/2:768'] },
 ];
 
-// The f32 model of a row (cached in build/models), or `type` quantized from it.
+// The f32 model of a row (cached in build/models), or `type` quantized from
+// it. The files are named by what makes them (a row's vocabulary and synth
+// arguments), so an edited row never reads the model of its old version.
 export async function architectureModel({ arch, vocab, synth }, type = 'f32') {
-  const f32 = await cached(`arch-${arch}-f32.gguf`, (path) =>
+  const recipe = createHash('sha256').update(JSON.stringify([vocab, synth])).digest('hex').slice(0, 8);
+  const f32 = await cached(`arch-${arch}-${recipe}-f32.gguf`, (path) =>
     runCli(['synth', '--arch', arch, ...synth, '--type', 'f32', '--seed', '7', '--vocab', join(sharedModels, vocab),
       '-o', path]));
   if (type === 'f32') return f32;
-  return cached(`arch-${arch}-${type}.gguf`, (out) => runCli(['quantize', f32, out, type]));
+  return cached(`arch-${arch}-${recipe}-${type}.gguf`, (out) => runCli(['quantize', f32, out, type]));
 }
