@@ -1,4 +1,5 @@
-// `npm run bench [-- --quick] [--shapes a,b] [--types x,y] [--node PATH] [--browsers firefox,webkit] [--no-embeddings]`:
+// `npm run bench [-- --quick] [--shapes a,b] [--types x,y] [--engines a,b] [--rounds N] [--node PATH]
+// [--browsers firefox,webkit] [--no-embeddings]`:
 // prefill and decode speed, load time and peak memory of our engine (native,
 // as wasm in Node and as wasm in headless Chromium) beside llama.cpp's native
 // build and wllama (llama.cpp as wasm) in Chromium, on synthetic models of
@@ -7,7 +8,9 @@
 // Node binary that runs ours as wasm in Node and node-llama-cpp (default: the
 // one running this script), e.g. build/node24/bin/node, whose V8 runs our
 // relaxed-SIMD build. --browsers: ours in these browser engines too (Firefox
-// ESR, WebKitGTK; bench/browser-run.mjs). Prints one JSON line per measurement, then markdown
+// ESR, WebKitGTK; bench/browser-run.mjs). --engines: only these of native,
+// node, chromium, llama.cpp, wllama (llama.cpp native, the reference, always
+// runs). Prints one JSON line per measurement, then markdown
 // tables with every engine's figures and its ratio to llama.cpp native, then a
 // summary of the ratios the project has targets for; then embeddings per
 // second (bench/embeddings.mjs) unless --no-embeddings. Every engine runs in its
@@ -97,17 +100,20 @@ const inChromium = (page, ...args) => node(process.execPath, 'bench/chromium-run
 // also names its kernels' ISA ({kernels: 'avx512' | 'simd128' | 'relaxed', ...}),
 // which the JSON lines below carry, as they carry the version of the Node that
 // measured the engines run in measuringNode (inNode).
-const engines = [
-  { name: 'ours native', run: (m, p, n, t) => runJson(cli, benchArgs(m, p, n, t)) },
-  { name: OURS_NODE, inNode: true, run: (m, p, n, t) => node(measuringNode, 'js/node/cli.js', ...benchArgs(m, p, n, t)) },
-  { name: 'ours wasm (Chromium)', run: (m, p, n, t) => inChromium('ours', m, p, n, t) },
-  { name: REFERENCE, inNode: true, run: (m, p, n, t) => node(measuringNode, 'bench/llama-cpp-run.mjs', m, p, n, t) },
-  { name: 'wllama (Chromium)', run: (m, p, n, t) => inChromium('wllama', m, p, n, t) },
+const allEngines = [
+  { key: 'native', name: 'ours native', run: (m, p, n, t) => runJson(cli, benchArgs(m, p, n, t)) },
+  { key: 'node', name: OURS_NODE, inNode: true, run: (m, p, n, t) => node(measuringNode, 'js/node/cli.js', ...benchArgs(m, p, n, t)) },
+  { key: 'chromium', name: 'ours wasm (Chromium)', run: (m, p, n, t) => inChromium('ours', m, p, n, t) },
+  { key: 'llama.cpp', name: REFERENCE, inNode: true, run: (m, p, n, t) => node(measuringNode, 'bench/llama-cpp-run.mjs', m, p, n, t) },
+  { key: 'wllama', name: 'wllama (Chromium)', run: (m, p, n, t) => inChromium('wllama', m, p, n, t) },
   ...otherBrowsers.map((browser) => ({
+    key: browser,
     name: `ours wasm (${{ firefox: 'Firefox', webkit: 'WebKit' }[browser] ?? browser})`,
     run: (m, p, n, t) => node(process.execPath, 'bench/browser-run.mjs', browser, m, p, n, t),
   })),
 ];
+const picked = pick(allEngines, allEngines, '--engines', (e) => e.key);
+const engines = allEngines.filter((e) => e.name === REFERENCE || picked.includes(e));
 
 const started = Date.now();
 if (!existsSync(cli)) execFileSync('bash', [join(repo, 'tools/build-native.sh')], { stdio: 'inherit' });
@@ -119,6 +125,21 @@ for (const t of threadCounts) {
     .toString());
   bandwidth[t] = r.read_gb_s;
   console.log(JSON.stringify({ measurement: 'memory_read_bandwidth', threads: t, gb_s: r.read_gb_s }));
+}
+
+// --rounds N: every measurement N times, the engines taking turns (so a
+// slow spell of a shared machine falls on all of them), and each figure the
+// median of its N.
+const roundsFlag = process.argv.indexOf('--rounds');
+const rounds = roundsFlag < 0 ? 1 : Number(process.argv[roundsFlag + 1]);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds takes a whole number of at least 1');
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+// One engine's result from its rounds: each figure's median; an error if any round failed.
+function medianResult(runs) {
+  const failed = runs.find((r) => r.error);
+  if (failed) return failed;
+  const figures = ['load_s', 'prefill_tok_s', 'decode_tok_s', 'peak_rss_mib'];
+  return { ...runs[0], ...Object.fromEntries(figures.filter((k) => k in runs[0]).map((k) => [k, median(runs.map((r) => r[k]))])) };
 }
 
 const rows = [];
@@ -138,18 +159,24 @@ for (const shape of shapes) {
     for (const t of threadCounts) {
       for (const p of promptLengths) {
         if (p + decodeTokens > shape.ctx) continue;  // e.g. stories15M's 256-token context
-        const results = {};
-        for (const engine of engines) {
-          const estimate = estimatedSeconds(engine.name, { shape: shape.shape, type, threads: t }, p);
-          try {
-            if (estimate > MAX_ESTIMATED_S) throw new Error(`skipped: would take about ${Math.round(estimate / 60)} min`);
-            results[engine.name] = await engine.run(model, p, decodeTokens, t);
-          } catch (error) {
-            results[engine.name] = { error: String(error.message).split('\n')[0] };
+        const measured = Object.fromEntries(engines.map((e) => [e.name, []]));
+        for (let round = 1; round <= rounds; round += 1) {
+          for (const engine of engines) {
+            const estimate = estimatedSeconds(engine.name, { shape: shape.shape, type, threads: t }, p);
+            let result;
+            try {
+              if (estimate > MAX_ESTIMATED_S) throw new Error(`skipped: would take about ${Math.round(estimate / 60)} min`);
+              result = await engine.run(model, p, decodeTokens, t);
+            } catch (error) {
+              result = { error: String(error.message).split('\n')[0] };
+            }
+            measured[engine.name].push(result);
+            const line = { shape: shape.shape, type, prompt: p, ...result, engine: engine.name,
+              ...(rounds > 1 && { round }) };
+            console.log(JSON.stringify(engine.inNode ? { ...line, node: measuringNodeVersion } : line));
           }
-          const line = { shape: shape.shape, type, prompt: p, ...results[engine.name], engine: engine.name };
-          console.log(JSON.stringify(engine.inNode ? { ...line, node: measuringNodeVersion } : line));
         }
+        const results = Object.fromEntries(Object.entries(measured).map(([name, runs]) => [name, medianResult(runs)]));
         rows.push({ shape: shape.shape, type, sizeMib, threads: t, prompt: p, results });
       }
     }
@@ -204,6 +231,24 @@ function summaryLines() {
   ];
 }
 
+// Each shape's speed per weight byte against the Llama row's (TinyLlama in
+// the same type, threads and prompt): tokens/s times file bytes, over the
+// same of TinyLlama, per engine, decode / prefill. An architecture as fast as
+// Llama at its size is 1.0x; llama.cpp's own column shows what the shape costs
+// there (small models pay fixed per-token costs a weight byte does not see).
+function perByteLines() {
+  const llamaRow = (r) => rows.find((l) => l.shape === tinyllama.shape && l.type === r.type && l.threads === r.threads &&
+    l.prompt === r.prompt);
+  const others = decodeRows.filter((r) => r.shape !== tinyllama.shape && llamaRow(r));
+  if (others.length === 0) return [];
+  const ratio = (r, l, engine, key) => fmt((r.results[engine]?.[key] * r.sizeMib) / (l.results[engine]?.[key] * l.sizeMib), 2);
+  return [`Speed per weight byte against ${tinyllama.shape} of the same type (tokens/s × MiB, ratio), decode / prefill`, '',
+    ...header(['model', 'type', 'threads']),
+    ...others.map((r) => `| ${r.shape} | ${r.type} | ${r.threads} | ` +
+      `${names.map((e) => `${ratio(r, llamaRow(r), e, 'decode_tok_s')}x / ${ratio(r, llamaRow(r), e, 'prefill_tok_s')}x`)
+        .join(' | ')} |`), ''];
+}
+
 const lines = [
   `memory read bandwidth: ${threadCounts.map((t) => `${bandwidth[t]} GB/s with ${t} thread${t > 1 ? 's' : ''}`).join(', ')}`,
   '',
@@ -229,6 +274,7 @@ const lines = [
   'it into its browser cache and reads it from there. Peak MiB in Chromium: the page\'s renderer process (page, workers,',
   'wasm memory).',
   '',
+  ...perByteLines(),
   'Summary (ratios of figures measured in this run; geometric mean over the rows, then the range):',
   ...summaryLines(),
   '',
