@@ -276,33 +276,17 @@ describe.each(browsers)('$name', (browser) => {
     streamingAndAbortTests(() => t);
 
     if (browser.name === 'chromium') {
-      it('runs every architecture with 2 threads: the native CLI text, greedy and seeded', async () => {
-        for (const model of ARCHITECTURES) {
-          const result = await t.evaluate(
-            async ({ url, prompt, maxTokens, seeded }) => {
-              const llm = await window.wasmLlm.LLM.load(url, { threads: 2 });
-              try {
-                const greedy = await llm.generate(prompt, { maxTokens, temperature: 0 });
-                const sampled = await llm.generate(prompt, { maxTokens, ...seeded });
-                return { architecture: llm.info.architecture, greedy, seeded: sampled };
-              } finally {
-                await llm.dispose();
-              }
-            },
-            { url: model.url, prompt: quantizedPrompt, maxTokens: ARCHITECTURE_TOKENS, seeded: SEEDED.js },
-          );
-          expect(result.architecture).toBe(model.arch);
-          expect(result.greedy, model.arch).toBe(model.greedy);
-          expect(result.seeded, model.arch).toBe(model.seeded);
-        }
-      });
+      it('runs every architecture with 2 threads: the native CLI text, greedy and seeded', () =>
+        expectEveryArchitecture(t, 2));
     }
   });
 
   describe('page without cross-origin isolation', () => {
     let t;
     beforeAll(async () => {
-      t = await openTestPage({ browser: browser.name, isolated: false, mounts: { '/scratch/': scratchDir } });
+      t = await openTestPage({
+        browser: browser.name, isolated: false, mounts: { '/scratch/': scratchDir, '/build-models/': modelCache },
+      });
     });
     afterAll(() => t?.close());
 
@@ -322,8 +306,37 @@ describe.each(browsers)('$name', (browser) => {
 
     kernelTests(() => t, browser, 'st');
     streamingAndAbortTests(() => t);
+
+    if (browser.name === 'chromium') {
+      it('runs every architecture in the single-thread build: the native CLI text, greedy and seeded', () =>
+        expectEveryArchitecture(t, 1));
+    }
   });
 });
+
+// Every architecture's greedy and seeded text in the page of `t` with
+// `threads` threads: the native CLI's.
+async function expectEveryArchitecture(t, threads) {
+  for (const model of ARCHITECTURES) {
+    const result = await t.evaluate(
+      async ({ url, threads, prompt, maxTokens, seeded }) => {
+        const llm = await window.wasmLlm.LLM.load(url, { threads });
+        try {
+          const greedy = await llm.generate(prompt, { maxTokens, temperature: 0 });
+          const sampled = await llm.generate(prompt, { maxTokens, ...seeded });
+          return { architecture: llm.info.architecture, threads: llm.info.threads, greedy, seeded: sampled };
+        } finally {
+          await llm.dispose();
+        }
+      },
+      { url: model.url, threads, prompt: quantizedPrompt, maxTokens: ARCHITECTURE_TOKENS, seeded: SEEDED.js },
+    );
+    expect(result.architecture).toBe(model.arch);
+    expect(result.threads).toBe(threads);
+    expect(result.greedy, model.arch).toBe(model.greedy);
+    expect(result.seeded, model.arch).toBe(model.seeded);
+  }
+}
 
 // WebKit reports crossOriginIsolated without SharedArrayBuffer (tested there
 // above). Chromium is made to look so: SharedArrayBuffer is deleted in the
