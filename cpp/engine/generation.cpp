@@ -111,11 +111,7 @@ void Generation::decode_one(std::string* text) {
   } else if (grammar_mask(&mask, text)) {
     int32_t next = sampler_.sample(logits_, mask);
     if (waiting_for_trigger_ && !tokenizer_.is_end_of_generation(next) && !watch_triggers(&next)) {
-      if (masker_->overflowed()) {
-        fail_too_ambiguous(text);
-      } else {
-        fail_no_token(text);
-      }
+      fail_grammar(text);
     } else if (tokenizer_.is_end_of_generation(next)) {
       stats_.stop_reason = StopReason::kEndOfGeneration;
       finish(text);
@@ -126,7 +122,7 @@ void Generation::decode_one(std::string* text) {
         stats_.grammar_seconds += now_seconds() - grammar_start;
         // The mask allowed it: only the matcher's memory limit, met since, can leave no state.
         if (grammar_state_ == GrammarMatcher::kDead) {
-          fail_too_ambiguous(text);
+          fail_grammar(text);
           stats_.decode_seconds += now_seconds() - start;
           return;
         }
@@ -174,7 +170,7 @@ bool Generation::grammar_mask(const uint32_t** mask, std::string* text) {
   }
   stats_.grammar_seconds += now_seconds() - start;
   if (ambiguous) {
-    fail_too_ambiguous(text);
+    fail_grammar(text);
     return false;
   }
   if (allowed > 0) return true;
@@ -184,23 +180,22 @@ bool Generation::grammar_mask(const uint32_t** mask, std::string* text) {
     stats_.stop_reason = StopReason::kEndOfGeneration;
     finish(text);
   } else {
-    fail_no_token(text);
+    fail_grammar(text);
   }
   return false;
 }
 
-void Generation::fail_no_token(std::string* text) {
-  status_ = Status::error(ErrorCode::kInvalidArgument,
-                          "grammar: no token of the vocabulary can continue the output after %d generated tokens",
-                          stats_.generated_tokens);
-  finish(text);
-}
-
-void Generation::fail_too_ambiguous(std::string* text) {
-  status_ = Status::error(ErrorCode::kInvalidArgument,
-                          "grammar: the grammar is too ambiguous to follow: after %d generated tokens, the output can "
-                          "be read in more than %zu ways at once",
-                          stats_.generated_tokens, GrammarMatcher::kMaxParses);
+void Generation::fail_grammar(std::string* text) {
+  if (masker_->overflowed()) {
+    status_ = Status::error(ErrorCode::kInvalidArgument,
+                            "grammar: the grammar is too ambiguous to follow: after %d generated tokens, the output can "
+                            "be read in more than %zu ways at once",
+                            stats_.generated_tokens, GrammarMatcher::kMaxParses);
+  } else {
+    status_ = Status::error(ErrorCode::kInvalidArgument,
+                            "grammar: no token of the vocabulary can continue the output after %d generated tokens",
+                            stats_.generated_tokens);
+  }
   finish(text);
 }
 

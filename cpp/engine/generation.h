@@ -104,10 +104,10 @@ class Generation {
   // the grammar (*next changes). false: no token fits, or (the masker
   // overflowed) the grammar is too ambiguous to follow.
   bool watch_triggers(int32_t* next);
-  // Ends with an error: no token of the vocabulary can continue the grammar.
-  void fail_no_token(std::string* text);
-  // Ends with an error: the grammar has too many parses of the output to follow (TokenMasker::overflowed()).
-  void fail_too_ambiguous(std::string* text);
+  // Ends with an error: the grammar has too many parses of the output to
+  // follow (TokenMasker::overflowed()), or else no token of the vocabulary
+  // can continue it.
+  void fail_grammar(std::string* text);
 
   Transformer& model_;
   const Tokenizer& tokenizer_;
