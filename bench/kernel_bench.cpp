@@ -1,8 +1,8 @@
 // Kernel speed: how many multiply-adds per second (GMAC/s, weight elements
 // times activations) each weight type's products reach on one thread, as the
 // engine runs them: decode's matvec (rows x one activation) and the prompt's
-// gemm (rows x 64 activations), with the weights repacked where the active
-// kernels want it. Random weights and activations; the matrix (a few MB)
+// gemm (rows x 64 activations), in the file's layout and, where the active
+// kernels have one, repacked. Random weights and activations; the matrix (a few MB)
 // stays in the CPU's caches, so this measures the kernels, not memory.
 //   kernel-bench [--types q4_0,q4_K] [--rows R] [--cols N] [--seconds S]
 // Built natively (build/native/kernel-bench) and as wasm by bench/kernels.sh.
@@ -118,22 +118,26 @@ int main(int argc, char** argv) {
       for (float& v : row) v = normal(rng);
       act.from_float(row.data(), acts.data() + a * act_size, o.cols);
     }
-    const RepackedType* repacked = repacked_type_for(t.type);
-    if (repacked) repacked->repack(weights.data(), o.cols, o.rows);
-    std::vector<float> out(static_cast<size_t>(o.rows) * kGemmActs);
-    const double macs = static_cast<double>(o.rows) * o.cols;
-    const double matvec = best_rate(o.seconds / 2, macs, [&] {
-      if (repacked) repacked->matvec(o.cols, weights.data(), row_size, o.rows, acts.data(), out.data());
-      else matvec_rows(t, o.cols, weights.data(), row_size, o.rows, acts.data(), out.data());
-    });
-    const double gemm_rate = best_rate(o.seconds / 2, macs * kGemmActs, [&] {
-      if (repacked) {
-        repacked->gemm(o.cols, weights.data(), row_size, o.rows, acts.data(), act_size, kGemmActs, out.data(), o.rows);
-      } else {
-        gemm(t, o.cols, weights.data(), row_size, o.rows, acts.data(), act_size, kGemmActs, out.data(), o.rows);
-      }
-    });
-    std::printf("%-6s %-10s %14.1f %18.1f\n", t.name, repacked ? repacked->name : "file", matvec, gemm_rate);
+    // The file's layout, then the repacked one where the active kernels have it.
+    const RepackedType* repacked_type = repacked_type_for(t.type);
+    for (const RepackedType* repacked : {static_cast<const RepackedType*>(nullptr), repacked_type}) {
+      if (repacked) repacked->repack(weights.data(), o.cols, o.rows);
+      std::vector<float> out(static_cast<size_t>(o.rows) * kGemmActs);
+      const double macs = static_cast<double>(o.rows) * o.cols;
+      const double matvec = best_rate(o.seconds / 2, macs, [&] {
+        if (repacked) repacked->matvec(o.cols, weights.data(), row_size, o.rows, acts.data(), out.data());
+        else matvec_rows(t, o.cols, weights.data(), row_size, o.rows, acts.data(), out.data());
+      });
+      const double gemm_rate = best_rate(o.seconds / 2, macs * kGemmActs, [&] {
+        if (repacked) {
+          repacked->gemm(o.cols, weights.data(), row_size, o.rows, acts.data(), act_size, kGemmActs, out.data(), o.rows);
+        } else {
+          gemm(t, o.cols, weights.data(), row_size, o.rows, acts.data(), act_size, kGemmActs, out.data(), o.rows);
+        }
+      });
+      std::printf("%-6s %-10s %14.1f %18.1f\n", t.name, repacked ? repacked->name : "file", matvec, gemm_rate);
+      if (!repacked_type) break;
+    }
   }
   return 0;
 }

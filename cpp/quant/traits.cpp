@@ -72,7 +72,7 @@ const std::vector<TypeTraits>& active_table() {
 
 constexpr KernelIsa kIsas[] = {
     {"avx512", avx512_dot_kernels, avx2_math_kernels},
-    {"avx2", avx2_dot_kernels, avx2_math_kernels},
+    {"avx2", avx2_dot_kernels, avx2_math_kernels, avx2_repacked_types},
     {"relaxed", relaxed_dot_kernels, simd128_math_kernels, relaxed_repacked_types, /*slow_f16=*/true},
     {"simd128", simd128_dot_kernels, simd128_math_kernels, simd128_repacked_types, /*slow_f16=*/true},
     {"neon", neon_dot_kernels, nullptr},

@@ -96,12 +96,20 @@ export const ENGINE_WORKER = '/worker/browser-worker.js';
 
 // Makes t's page start its engine workers from test scripts: the next ones
 // from `next` (one each, in order), then every one from `always` (null: the
-// real one). window.engineWorkersStarted counts the engine workers started.
+// real one). window.engineWorkersStarted counts the engine workers started,
+// window.engineWorkersReplaced those LLM.load replaced because they stalled
+// starting their threads (a Firefox fault; it warns on the console).
 export function replaceEngineWorker(t, { next = [], always = null } = {}) {
   return t.evaluate(({ next, always, engineWorker }) => {
     window.engineWorkerScripts = { next, always };
     if (window.BrowserWorker) return;
     window.engineWorkersStarted = 0;
+    window.engineWorkersReplaced = 0;
+    const warn = console.warn;
+    console.warn = (...args) => {
+      if (/starting another engine worker/.test(String(args[0]))) window.engineWorkersReplaced += 1;
+      warn.apply(console, args);
+    };
     window.BrowserWorker = window.Worker;
     window.Worker = class extends window.BrowserWorker {
       constructor(url, options) {
