@@ -1,17 +1,18 @@
-// AVX2 kernels for Q4_K rows repacked at load as Q4_Kx8i4 (repack.h,
-// blocks.h): the 8 rows of a group in the 8 lanes of every vector. A vector
-// of codes holds 4 elements of each row; it meets the activation's matching
-// 4 bytes (broadcast) in maddubs, and the 8 such products of a 32-element
-// sub-block add up in int16 (each lane's 16 products are at most
-// 16·15·128 < 2^15) before one madd applies the 8 rows' scales of that
-// sub-block. So a block costs 9 multiplies per 32·8 products instead of the
+// AVX2 kernels for K-quant rows repacked at load (repack.h, blocks.h): Q4_K
+// as Q4_Kx8i4, Q6_K as Q6_Kx8, the 8 rows of a group in the 8 lanes of every
+// vector. A vector of codes holds 4 elements of each row; it meets the
+// activation's matching 4 bytes (broadcast) in maddubs, and the products of
+// one sub-block add up in int16 before one madd applies the 8 rows' scales
+// of it: all 8 maddubs of a Q4_K sub-block (each lane's 16 products are at
+// most 16·15·128 < 2^15), 2 at a time of a Q6_K one (4·63·128 < 2^15). So a block
+// costs 9 (Q4_K) or 12 (Q6_K) multiplies per 32·8 products instead of the
 // file layout's 16 (maddubs and madd per 32 products, gemm_avx2.cpp), and
 // its 8 row sums come out in one vector with no horizontal reduction.
 //
 // The arithmetic per (row, activation) is the dot's (traits.h, ref
-// dot_k4_like): exact integer sumi and summ per block, then term =
-// (dx·d)·sumi − (dx·dmin)·summ added into accumulator block % 8, and the
-// reference's reduction of the 8.
+// dot_k4_like and dot_q6_K_q8_K): exact integer sums per block, then its
+// float term added into accumulator block % 8, and the reference's
+// reduction of the 8.
 #include "quant/kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -24,8 +25,6 @@
 
 namespace wllm::avx2 {
 namespace {
-
-constexpr int kActTile = 4;  // activations per tile: 8 code vectors + 4 sums + temporaries fill the 16 registers
 
 // 16 bytes of rows 0..3 (half 0) and 16 of rows 4..7 (half 1): lane r holds row r's.
 WLLM_AVX2 inline __m256i load_halves(const uint8_t* half0, const uint8_t* half1) {
@@ -107,44 +106,164 @@ WLLM_AVX2 inline void add_mins(const Scales& s, const BlockQ8_K* const* x, int64
   for (int a = 0; a < kActs; ++a) summ[a] = _mm256_add_epi32(summ[a], _mm256_madd_epi16(m, broadcast4(x[a][ib].bsums + 2 * j)));
 }
 
+// f(j) for each j of the sequence, j a compile-time constant (so shifts and
+// shuffle masks that depend on it are immediates).
 template <int... j, typename F>
 WLLM_AVX2 inline void for_sub_blocks(std::integer_sequence<int, j...>, F f) {
   (f(std::integral_constant<int, j>{}), ...);
 }
 
+// Each format adds block ib of a group of 8 rows against kActs activations:
+// its float term, lane r = row r, into acc[8a + ib % 8] (the dot's
+// accumulators of activation a).
+struct Q4_K {
+  using Packed = BlockQ4_Kx8;
+  static constexpr int kGemmActs = 4;  // 8 code vectors + 4 sums + temporaries fill the 16 registers
+  template <int kActs>
+  WLLM_AVX2 static void add_block(const BlockQ4_Kx8& b, const BlockQ8_K* const* x, int64_t ib, __m256* acc);
+};
+
+template <int kActs>
+WLLM_AVX2 void Q4_K::add_block(const BlockQ4_Kx8& b, const BlockQ8_K* const* x, int64_t ib, __m256* acc) {
+  const Scales s = decode_scales(b);
+  const int8_t* qs[kActs];
+  __m256i sumi[kActs], summ[kActs];
+  for (int a = 0; a < kActs; ++a) {
+    qs[a] = x[a][ib].qs;
+    sumi[a] = summ[a] = _mm256_setzero_si256();
+  }
+  for_sub_blocks(std::make_integer_sequence<int, 8>{}, [&](auto j) WLLM_AVX2 { add_sub_block<j.value, kActs>(b, s, qs, sumi); });
+  for_sub_blocks(std::make_integer_sequence<int, 8>{}, [&](auto j) WLLM_AVX2 { add_mins<j.value, kActs>(s, x, ib, summ); });
+  const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.d)));
+  const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.dmin)));
+  for (int a = 0; a < kActs; ++a) {
+    const __m256 dx = _mm256_set1_ps(x[a][ib].d);
+    const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dx, d), _mm256_cvtepi32_ps(sumi[a]));
+    const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dx, dmin), _mm256_cvtepi32_ps(summ[a]));
+    acc[8 * a + ib % 8] = _mm256_add_ps(acc[8 * a + ib % 8], _mm256_sub_ps(t1, t2));
+  }
+}
+
+// ---- Q6_K as Q6_Kx8 ---------------------------------------------------------
+//
+// A block is 4 quarters per half (rows 4h..4h+3): quarter (n, r) holds 4
+// steps c = 4r..4r+3, each 4 code bytes of every row from ql[0], ql[1] and
+// qh, whose 4 groups g (elements 128n + 32g + 4c..) belong to sub-block
+// 8n + 2g + r, and the rows' scales of those 4 sub-blocks. Codes go in
+// unsigned (u = q + 32): sumi = Σ sc·u·x − 32·Σ_j sc_j·bsums[j].
+
+// Sub-block scale byte `index` (0..15) of each lane's 4 rows' scales,
+// sign-extended into both int16 halves of its lane (a madd multiplier).
+template <int index>
+WLLM_AVX2 inline __m256i signed_byte_in_both_halves(__m256i v) {
+  constexpr auto mask = [](int k) {
+    return static_cast<int>(0x00800080u | static_cast<uint32_t>(4 * index + k) * 0x01000100u);
+  };
+  const __m256i high_bytes = _mm256_shuffle_epi8(v, _mm256_setr_epi32(mask(0), mask(1), mask(2), mask(3), mask(0),
+                                                                      mask(1), mask(2), mask(3)));
+  return _mm256_srai_epi16(high_bytes, 8);
+}
+
+// Group g's 6-bit codes of one step: a nibble of ql[g % 2] and 2 bits of qh.
+template <int g>
+WLLM_AVX2 inline __m256i q6_codes(__m256i ql0, __m256i ql1, __m256i qh) {
+  const __m256i ql = g % 2 ? ql1 : ql0;
+  const __m256i low = _mm256_and_si256(g >= 2 ? _mm256_srli_epi16(ql, 4) : ql, _mm256_set1_epi8(15));
+  const __m256i top = g < 2 ? _mm256_slli_epi16(qh, 4 - 2 * g) : g == 2 ? qh : _mm256_srli_epi16(qh, 2);
+  return _mm256_or_si256(low, _mm256_and_si256(top, _mm256_set1_epi8(0x30)));
+}
+
+struct Q6_K {
+  using Packed = BlockQ6_Kx8;
+  static constexpr int kGemmActs = 4;
+  template <int kActs>
+  WLLM_AVX2 static void add_block(const BlockQ6_Kx8& b, const BlockQ8_K* const* x, int64_t ib, __m256* acc);
+};
+
+template <int kActs>
+WLLM_AVX2 void Q6_K::add_block(const BlockQ6_Kx8& b, const BlockQ8_K* const* x, int64_t ib, __m256* acc) {
+  __m256i sumi[kActs], offset[kActs];  // Σ sc·u·x and Σ_j sc_j·bsums[j]
+  for (int a = 0; a < kActs; ++a) sumi[a] = offset[a] = _mm256_setzero_si256();
+#pragma GCC unroll 2
+  for (int n = 0; n < 2; ++n) {
+    const auto& q00 = b.quarters[0][n][0];
+    const auto& q01 = b.quarters[0][n][1];
+    const __m256i scales_r0 = load_halves(reinterpret_cast<const uint8_t*>(q00.scales),
+                                          reinterpret_cast<const uint8_t*>(b.quarters[1][n][0].scales));
+    const __m256i scales_r1 = load_halves(reinterpret_cast<const uint8_t*>(q01.scales),
+                                          reinterpret_cast<const uint8_t*>(b.quarters[1][n][1].scales));
+#pragma GCC unroll 2
+    for (int r = 0; r < 2; ++r) {
+      const auto& h0 = b.quarters[0][n][r];
+      const auto& h1 = b.quarters[1][n][r];
+      const __m256i scales = r ? scales_r1 : scales_r0;
+#pragma GCC unroll 2
+      for (int c0 = 0; c0 < 4; c0 += 2) {  // two steps at a time: their products share an int16 sum
+        __m256i ql0[2], ql1[2], qh[2];
+        for (int i = 0; i < 2; ++i) {
+          const auto& s0 = h0.steps[c0 + i];
+          const auto& s1 = h1.steps[c0 + i];
+          ql0[i] = load_halves(s0.ql[0], s1.ql[0]);
+          ql1[i] = load_halves(s0.ql[1], s1.ql[1]);
+          qh[i] = load_halves(s0.qh, s1.qh);
+        }
+        for_sub_blocks(std::make_integer_sequence<int, 4>{}, [&](auto g) WLLM_AVX2 {
+          const __m256i u0 = q6_codes<g.value>(ql0[0], ql1[0], qh[0]);
+          const __m256i u1 = q6_codes<g.value>(ql0[1], ql1[1], qh[1]);
+          const __m256i scale = signed_byte_in_both_halves<g.value>(scales);
+#pragma GCC unroll 4
+          for (int a = 0; a < kActs; ++a) {
+            const int8_t* xs = x[a][ib].qs + 128 * n + 32 * g.value + 4 * (4 * r + c0);
+            const __m256i pairs =
+                _mm256_add_epi16(_mm256_maddubs_epi16(u0, broadcast4(xs)), _mm256_maddubs_epi16(u1, broadcast4(xs + 4)));
+            sumi[a] = _mm256_add_epi32(sumi[a], _mm256_madd_epi16(pairs, scale));
+          }
+        });
+      }
+    }
+    // Sub-blocks 8n + 2g and 8n + 2g + 1 (quarters r = 0, 1): their scales
+    // as an int16 pair against bsums[8n + 2g], bsums[8n + 2g + 1].
+    for_sub_blocks(std::make_integer_sequence<int, 4>{}, [&](auto g) WLLM_AVX2 {
+      const __m256i pair = _mm256_blend_epi16(signed_byte_in_both_halves<g.value>(scales_r0),
+                                              signed_byte_in_both_halves<g.value>(scales_r1), 0xAA);
+#pragma GCC unroll 4
+      for (int a = 0; a < kActs; ++a) {
+        offset[a] = _mm256_add_epi32(offset[a], _mm256_madd_epi16(pair, broadcast4(x[a][ib].bsums + 8 * n + 2 * g.value)));
+      }
+    });
+  }
+  const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.d)));
+  for (int a = 0; a < kActs; ++a) {
+    const __m256i total = _mm256_sub_epi32(sumi[a], _mm256_slli_epi32(offset[a], 5));
+    const __m256 term = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(x[a][ib].d), d), _mm256_cvtepi32_ps(total));
+    acc[8 * a + ib % 8] = _mm256_add_ps(acc[8 * a + ib % 8], term);
+  }
+}
+
+// ---- The loops both share ---------------------------------------------------
+
 // One group of 8 rows (w: its nb blocks) against kActs activations; out[a]:
 // where activation a's 8 outputs go.
-template <int kActs>
-WLLM_AVX2 void group_tile(int64_t nb, const BlockQ4_Kx8* w, const BlockQ8_K* const* x, float* const* out) {
-  __m256 acc[kActs][8];
-  for (auto& act : acc) {
-    for (__m256& v : act) v = _mm256_setzero_ps();
-  }
+template <typename Format, int kActs>
+WLLM_AVX2 void group_tile(int64_t nb, const typename Format::Packed* w, const BlockQ8_K* const* x, float* const* out) {
+  __m256 acc[kActs * 8];  // [a][block % 8]
+  for (__m256& v : acc) v = _mm256_setzero_ps();
   for (int64_t ib = 0; ib < nb; ++ib) {
-    const BlockQ4_Kx8& b = w[ib];
-    const Scales s = decode_scales(b);
-    const int8_t* qs[kActs];
-    __m256i sumi[kActs], summ[kActs];
-    for (int a = 0; a < kActs; ++a) {
-      qs[a] = x[a][ib].qs;
-      sumi[a] = summ[a] = _mm256_setzero_si256();
+    // Two blocks ahead (into the next group's rows at the end: groups lie
+    // one after another), a line at a time: a Q6_Kx8 block's halves are two
+    // streams 832 bytes apart, which out of cache ran at half the speed. A
+    // prefetch never faults, so the one past the last group is harmless.
+    const uintptr_t ahead = reinterpret_cast<uintptr_t>(w) + (ib + 2) * sizeof(typename Format::Packed);
+    for (size_t line = 0; line < sizeof(typename Format::Packed); line += 64) {
+      _mm_prefetch(reinterpret_cast<const char*>(ahead + line), _MM_HINT_T0);
     }
-    for_sub_blocks(std::make_integer_sequence<int, 8>{}, [&](auto j) WLLM_AVX2 { add_sub_block<j.value, kActs>(b, s, qs, sumi); });
-    for_sub_blocks(std::make_integer_sequence<int, 8>{}, [&](auto j) WLLM_AVX2 { add_mins<j.value, kActs>(s, x, ib, summ); });
-    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.d)));
-    const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.dmin)));
-    for (int a = 0; a < kActs; ++a) {
-      const __m256 dx = _mm256_set1_ps(x[a][ib].d);
-      const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dx, d), _mm256_cvtepi32_ps(sumi[a]));
-      const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dx, dmin), _mm256_cvtepi32_ps(summ[a]));
-      acc[a][ib % 8] = _mm256_add_ps(acc[a][ib % 8], _mm256_sub_ps(t1, t2));
-    }
+    Format::template add_block<kActs>(w[ib], x, ib, acc);
   }
-  for (int a = 0; a < kActs; ++a) _mm256_storeu_ps(out[a], sum_lanes8_each(acc[a]));
+  for (int a = 0; a < kActs; ++a) _mm256_storeu_ps(out[a], sum_lanes8_each(acc + 8 * a));
 }
 
 // Every group of rows against activations a0 .. a0 + kActs − 1.
-template <int kActs>
+template <typename Format, int kActs>
 WLLM_AVX2 void groups_against(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                               int64_t act_stride, int a0, float* out, int64_t out_stride) {
   const BlockQ8_K* x[kActs];
@@ -154,31 +273,36 @@ WLLM_AVX2 void groups_against(int64_t n, const void* rows, int64_t row_stride, i
   for (int r0 = 0; r0 < n_rows; r0 += 8) {
     float* dst[kActs];
     for (int a = 0; a < kActs; ++a) dst[a] = out + (a0 + a) * out_stride + r0;
-    group_tile<kActs>(n / kQK_K, reinterpret_cast<const BlockQ4_Kx8*>(static_cast<const uint8_t*>(rows) + r0 * row_stride),
-                      x, dst);
+    const auto* w = reinterpret_cast<const typename Format::Packed*>(static_cast<const uint8_t*>(rows) + r0 * row_stride);
+    group_tile<Format, kActs>(n / kQK_K, w, x, dst);
   }
 }
 
-WLLM_AVX2 void gemm_q4_Kx8i4(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
+template <typename Format>
+WLLM_AVX2 void gemm_repacked(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* acts,
                              int64_t act_stride, int n_acts, float* out, int64_t out_stride) {
+  constexpr int kTile = Format::kGemmActs;
   int a0 = 0;
-  for (; a0 + kActTile <= n_acts; a0 += kActTile) {
-    groups_against<kActTile>(n, rows, row_stride, n_rows, acts, act_stride, a0, out, out_stride);
+  for (; a0 + kTile <= n_acts; a0 += kTile) {
+    groups_against<Format, kTile>(n, rows, row_stride, n_rows, acts, act_stride, a0, out, out_stride);
   }
   switch (n_acts - a0) {
-    case 3: groups_against<3>(n, rows, row_stride, n_rows, acts, act_stride, a0, out, out_stride); break;
-    case 2: groups_against<2>(n, rows, row_stride, n_rows, acts, act_stride, a0, out, out_stride); break;
-    case 1: groups_against<1>(n, rows, row_stride, n_rows, acts, act_stride, a0, out, out_stride); break;
+    case 3: groups_against<Format, 3>(n, rows, row_stride, n_rows, acts, act_stride, a0, out, out_stride); break;
+    case 2: groups_against<Format, 2>(n, rows, row_stride, n_rows, acts, act_stride, a0, out, out_stride); break;
+    case 1: groups_against<Format, 1>(n, rows, row_stride, n_rows, acts, act_stride, a0, out, out_stride); break;
     default: break;
   }
 }
 
-WLLM_AVX2 void matvec_q4_Kx8i4(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
-  groups_against<1>(n, rows, row_stride, n_rows, act, 0, 0, out, 0);
+template <typename Format>
+WLLM_AVX2 void matvec_repacked(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
+  groups_against<Format, 1>(n, rows, row_stride, n_rows, act, 0, 0, out, 0);
 }
 
 constexpr RepackedType kAvx2Repacked[] = {
-    {"q4_Kx8i4", TensorType::kQ4_K, 8, ref::repack_q4_Kx8i4, ref::unpack_q4_Kx8i4, matvec_q4_Kx8i4, gemm_q4_Kx8i4},
+    {"q4_Kx8i4", TensorType::kQ4_K, 8, ref::repack_q4_Kx8i4, ref::unpack_q4_Kx8i4, matvec_repacked<Q4_K>,
+     gemm_repacked<Q4_K>},
+    {"q6_Kx8", TensorType::kQ6_K, 8, ref::repack_q6_Kx8, ref::unpack_q6_Kx8, matvec_repacked<Q6_K>, gemm_repacked<Q6_K>},
 };
 
 }  // namespace
