@@ -1,7 +1,8 @@
 // AVX2 single-activation kernels (matvec, the decode step) for the Q8_0-
 // activation types, through the shared driver (matvec_driver.inc). Q4_0's
-// nibbles go into maddubs unsigned, as stored: Σ (u − 8)·x = Σ u·x − 8·Σ x,
-// which saves the sign trick and the −8 per block.
+// nibbles and Q5_0's 5-bit codes go into maddubs unsigned, as stored:
+// Σ (u − 8)·x = Σ u·x − 8·Σ x (16 for Q5_0), which saves the sign trick and
+// the offset per block.
 #include "quant/kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -31,6 +32,13 @@ struct Q4_0Sum {
   }
 };
 
+struct Q5_0Sum {
+  static constexpr int32_t kOffset = 16;
+  static __m256i sum(const BlockQ5_0& w, const int8_t* x) {
+    return dot_u8x32(q5_codes(w), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)));
+  }
+};
+
 template <typename Block>
 struct SignedCodesSum {
   static constexpr int32_t kOffset = 0;
@@ -47,7 +55,7 @@ void matvec_q4_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_row
   matvec_blocks<BlockQ4_0, Q4_0Sum>(n, rows, row_stride, n_rows, act, out);
 }
 void matvec_q5_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
-  matvec_blocks<BlockQ5_0, SignedCodesSum<BlockQ5_0>>(n, rows, row_stride, n_rows, act, out);
+  matvec_blocks<BlockQ5_0, Q5_0Sum>(n, rows, row_stride, n_rows, act, out);
 }
 void matvec_q8_0_avx2(int64_t n, const void* rows, int64_t row_stride, int n_rows, const void* act, float* out) {
   matvec_blocks<BlockQ8_0, SignedCodesSum<BlockQ8_0>>(n, rows, row_stride, n_rows, act, out);
