@@ -2,8 +2,8 @@
 // times activations) each weight type's products reach on one thread, as the
 // engine runs them: decode's matvec (rows x one activation) and the prompt's
 // gemm (rows x 64 activations), in the file's layout and, where the active
-// kernels have one, repacked. Random weights and activations; the matrix (a few MB)
-// stays in the CPU's caches, so this measures the kernels, not memory.
+// kernels have one, repacked. Random weights and activations; the matrix (a
+// few MB) stays in the CPU's caches, so this measures the kernels, not memory.
 //   kernel-bench [--types q4_0,q4_K] [--rows R] [--cols N] [--seconds S]
 // Built natively (build/native/kernel-bench) and as wasm by bench/kernels.sh.
 #include <chrono>

@@ -4,10 +4,10 @@
 // output is bit for bit the type's `dot`), and gets a RepackedType with the
 // kernels that read the new layout; ops.cpp sends its products there.
 //
-// The wasm builds repack, and AVX2 repacks the K-quants' Q4_K and Q6_K. SIMD128 (Q4_0, Q5_0, Q8_0
-// and Q4_K into Q4_0x8, Q5_0x8, Q8_0x8 and Q4_Kx8, blocks.h): wasm has no
-// int8 dot, and with 4 rows in the lanes of every vector its kernels need no
-// horizontal sums and no per-row scale gathers (rows × one activation in
+// The wasm builds repack, and so does AVX2 (Q4_K and Q6_K). SIMD128 (Q4_0,
+// Q5_0, Q8_0 and Q4_K into Q4_0x8, Q5_0x8, Q8_0x8 and Q4_Kx8, blocks.h): wasm
+// has no int8 dot, and with 4 rows in the lanes of every vector its kernels
+// need no horizontal sums and no per-row scale gathers (rows × one activation in
 // Node: q4_0 16.9 -> 21.9 GMAC/s, q4_K 10.0 -> 21.2, q5_0 7.6 -> 19.4;
 // TinyLlama decode q4_0 14.6 -> 17.7 tok/s, q4_K_M 8.8 -> 14.8). Relaxed SIMD
 // repacks into the "i4" layouts and Q6_Kx8 (4 bytes of each of 4 rows per

@@ -4,10 +4,11 @@
 // activation's matching 4 bytes (broadcast) in maddubs, and the products of
 // one sub-block add up in int16 before one madd applies the 8 rows' scales
 // of it: all 8 maddubs of a Q4_K sub-block (each lane's 16 products are at
-// most 16·15·128 < 2^15), 2 at a time of a Q6_K one (4·63·128 < 2^15). So a block
-// costs 9 (Q4_K) or 12 (Q6_K) multiplies per 32·8 products instead of the
-// file layout's 16 (maddubs and madd per 32 products, gemm_avx2.cpp), and
-// its 8 row sums come out in one vector with no horizontal reduction.
+// most 16·15·128 < 2^15), 2 at a time of a Q6_K one (4·63·128 < 2^15). So
+// a block costs 9 (Q4_K) or 12 (Q6_K) multiplies per 32·8 products instead
+// of the file layout's 16 (maddubs and madd per 32 products,
+// gemm_avx2.cpp), and its 8 row sums come out in one vector with no
+// horizontal reduction.
 //
 // The arithmetic per (row, activation) is the dot's (traits.h, ref
 // dot_k4_like and dot_q6_K_q8_K): exact integer sums per block, then its
