@@ -107,11 +107,15 @@ WLLM_AVX2 inline void add_mins(const Scales& s, const BlockQ8_K* const* x, int64
   for (int a = 0; a < kActs; ++a) summ[a] = _mm256_add_epi32(summ[a], _mm256_madd_epi16(m, broadcast4(x[a][ib].bsums + 2 * j)));
 }
 
-// f(j) for each j of the sequence, j a compile-time constant (so shifts and
+// f(j) for j = 0 .. N − 1, each a compile-time constant (so shifts and
 // shuffle masks that depend on it are immediates).
 template <int... j, typename F>
-WLLM_AVX2 inline void for_sub_blocks(std::integer_sequence<int, j...>, F f) {
+WLLM_AVX2 inline void for_each_constant(std::integer_sequence<int, j...>, F f) {
   (f(std::integral_constant<int, j>{}), ...);
+}
+template <int N, typename F>
+WLLM_AVX2 inline void for_each_constant(F f) {
+  for_each_constant(std::make_integer_sequence<int, N>{}, f);
 }
 
 // Each format adds block ib of a group of 8 rows against kActs activations:
@@ -133,8 +137,8 @@ WLLM_AVX2 void Q4_K::add_block(const BlockQ4_Kx8& b, const BlockQ8_K* const* x, 
     qs[a] = x[a][ib].qs;
     sumi[a] = summ[a] = _mm256_setzero_si256();
   }
-  for_sub_blocks(std::make_integer_sequence<int, 8>{}, [&](auto j) WLLM_AVX2 { add_sub_block<j.value, kActs>(b, s, qs, sumi); });
-  for_sub_blocks(std::make_integer_sequence<int, 8>{}, [&](auto j) WLLM_AVX2 { add_mins<j.value, kActs>(s, x, ib, summ); });
+  for_each_constant<8>([&](auto j) WLLM_AVX2 { add_sub_block<j.value, kActs>(b, s, qs, sumi); });
+  for_each_constant<8>([&](auto j) WLLM_AVX2 { add_mins<j.value, kActs>(s, x, ib, summ); });
   const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.d)));
   const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.dmin)));
   for (int a = 0; a < kActs; ++a) {
@@ -208,7 +212,7 @@ WLLM_AVX2 void Q6_K::add_block(const BlockQ6_Kx8& b, const BlockQ8_K* const* x, 
           ql1[i] = load_halves(s0.ql[1], s1.ql[1]);
           qh[i] = load_halves(s0.qh, s1.qh);
         }
-        for_sub_blocks(std::make_integer_sequence<int, 4>{}, [&](auto g) WLLM_AVX2 {
+        for_each_constant<4>([&](auto g) WLLM_AVX2 {
           const __m256i u0 = q6_codes<g.value>(ql0[0], ql1[0], qh[0]);
           const __m256i u1 = q6_codes<g.value>(ql0[1], ql1[1], qh[1]);
           const __m256i scale = signed_byte_in_both_halves<g.value>(scales);
@@ -224,7 +228,7 @@ WLLM_AVX2 void Q6_K::add_block(const BlockQ6_Kx8& b, const BlockQ8_K* const* x, 
     }
     // Sub-blocks 8n + 2g and 8n + 2g + 1 (quarters r = 0, 1): their scales
     // as an int16 pair against bsums[8n + 2g], bsums[8n + 2g + 1].
-    for_sub_blocks(std::make_integer_sequence<int, 4>{}, [&](auto g) WLLM_AVX2 {
+    for_each_constant<4>([&](auto g) WLLM_AVX2 {
       const __m256i pair = _mm256_blend_epi16(signed_byte_in_both_halves<g.value>(scales_r0),
                                               signed_byte_in_both_halves<g.value>(scales_r1), 0xAA);
 #pragma GCC unroll 4
