@@ -7,6 +7,7 @@
 import { AbortError, GenerationError, checkStatus } from '../js/errors.js';
 import { DownloadRestartError } from '../js/readers.js';
 import { CachedCopyError, ModelLoad } from './model-loader.js';
+import { heapAlloc } from './wasm-heap.js';
 
 const MAX_DOWNLOAD_RESTARTS = 2;  // a file that keeps changing fails instead
 const STATE_CHUNK_BYTES = 4 << 20;  // bytes of a saved state copied into the heap at a time
@@ -136,7 +137,7 @@ export class EngineHost {
     const { WasmEngine } = this.module;
     checkRequest(this.engine.beginLoadState(bytes.length));
     const chunk = Math.min(bytes.length, STATE_CHUNK_BYTES);
-    const ptr = WasmEngine.alloc(chunk);
+    const ptr = heapAlloc(WasmEngine, chunk);
     try {
       for (let at = 0; at < bytes.length; at += chunk) {
         const piece = bytes.subarray(at, at + chunk);

@@ -9,6 +9,7 @@
 import { AbortError, LoadError, checkStatus } from '../js/errors.js';
 import { DownloadRestartError, blobReader, openUrlReader, streamReader, tapReader } from '../js/readers.js';
 import { besideSource, splitFileSource } from './sibling-files.js';
+import { heapAlloc } from './wasm-heap.js';
 
 const FIRST_PREFIX_BYTES = 1 << 20;  // most GGUF headers fit in 1 MiB
 const CHUNK_BYTES = 4 << 20;         // bytes per read into the heap
@@ -142,7 +143,7 @@ export class ModelLoad {
       for (const hash of hashes) hash.update(bytes.byteOffset, bytes.length);
       return;
     }
-    const ptr = WasmEngine.alloc(bytes.length);
+    const ptr = heapAlloc(WasmEngine, bytes.length);
     try {
       WasmEngine.heapView(ptr, bytes.length).set(bytes);
       for (const hash of hashes) hash.update(ptr, bytes.length);
@@ -199,11 +200,13 @@ export class ModelLoad {
 
   #beginLoadWith(options) {
     const { WasmEngine } = this.module;
-    const ptrs = this.files.map((file) => WasmEngine.alloc(file.prefix.length));
+    const ptrs = [];
     try {
-      const files = this.files.map((file, i) => {
-        WasmEngine.heapView(ptrs[i], file.prefix.length).set(file.prefix);
-        return { ptr: ptrs[i], length: file.prefix.length, size: file.size };
+      const files = this.files.map((file) => {
+        const ptr = heapAlloc(WasmEngine, file.prefix.length);
+        ptrs.push(ptr);
+        WasmEngine.heapView(ptr, file.prefix.length).set(file.prefix);
+        return { ptr, length: file.prefix.length, size: file.size };
       });
       return this.engine.beginLoad(files, {
         contextSize: options.contextSize ?? 0,
@@ -264,7 +267,7 @@ export class ModelLoad {
     }
     const { WasmEngine } = this.module;
     this.tokenizer.length = file.loaded;
-    this.tokenizer.ptr = WasmEngine.alloc(file.loaded);
+    this.tokenizer.ptr = heapAlloc(WasmEngine, file.loaded);
     let at = 0;
     for (const chunk of chunks) {
       WasmEngine.heapView(this.tokenizer.ptr + at, chunk.length).set(chunk);

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -149,8 +150,11 @@ class WasmEngine {
 #endif
   }
 
-  // Scratch memory in the wasm heap for the header prefix (JS fills it).
+  // Scratch memory in the wasm heap for bytes JS hands the engine; 0 when
+  // the heap cannot hold them (worker/wasm-heap.js turns that into an error),
+  // including sizes a wasm32 size_t cannot express, which a cast would wrap.
   static double alloc(double bytes) {
+    if (!(bytes <= static_cast<double>(std::numeric_limits<size_t>::max()))) return 0;
     void* p = std::malloc(static_cast<size_t>(bytes > 0 ? bytes : 1));
     return static_cast<double>(reinterpret_cast<uintptr_t>(p));
   }

@@ -4,6 +4,7 @@
 // copies are checked against (here and by the engine worker), and leaves
 // nothing behind on failure.
 import crypto from 'node:crypto';
+import { heapAlloc } from '../../worker/wasm-heap.js';
 import { LoadError } from '../errors.js';
 import { DownloadRestartError, openUrlReader } from '../readers.js';
 import { FsModelCache } from './cache.js';
@@ -72,7 +73,7 @@ async function download(url, cache, checksums, { sha256, onProgress, signal }) {
 async function wasmChecksums() {
   const module = await instantiateWasm('st', { printErr: () => {} });
   const { WasmEngine } = module;
-  const heap = WasmEngine.alloc(CHUNK_BYTES);
+  const heap = heapAlloc(WasmEngine, CHUNK_BYTES);
   const start = () => {
     const hash = new module.Checksum64();
     return {

@@ -2,11 +2,12 @@
 // the benchmark request.
 import { setImmediate } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AbortError, GenerationError, LLM } from '../../js/index.js';
+import { AbortError, GenerationError, LLM, LLMError } from '../../js/index.js';
 import { openFileReader } from '../../js/node/file-reader.js';
 import { instantiateWasm } from '../../js/node/wasm-engine.js';
 import { benchPrompt } from '../../bench/bench-prompt.js';
 import { EngineHost } from '../../worker/engine-host.js';
+import { heapAlloc } from '../../worker/wasm-heap.js';
 import { modelPath } from './helpers.mjs';
 
 const prompt = 'Once upon a time';
@@ -199,6 +200,31 @@ describe('integer options', () => {
     const pieces = [];
     await host.generate(prompt, { maxTokens: 3, temperature: 0, topK: 2 ** 31 - 1 }, (t) => pieces.push(t), signal);
     expect(pieces.length).toBeGreaterThan(0);
+  });
+
+  // Bytes JS hands the engine go through heapAlloc: a pointer of 0 from the
+  // engine's malloc would have JS write over the engine's own data.
+  it("an allocation the engine's heap cannot hold throws out_of_memory instead of returning address 0", async () => {
+    const { WasmEngine } = await instantiateWasm('st', { printErr: () => {} });
+    expect(WasmEngine.alloc(2 ** 32)).toBe(0);  // past what wasm32 addresses: refused, not wrapped around
+    expect(WasmEngine.alloc(Number.NaN)).toBe(0);
+    const half = heapAlloc(WasmEngine, 2 ** 31);  // the heap grows past 2 GiB (untouched pages)
+    try {
+      let error;
+      try {
+        heapAlloc(WasmEngine, 2 ** 31);  // the 4 GiB maximum leaves no room for another
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(LLMError);
+      expect(error.code).toBe('out_of_memory');
+      expect(error.message).toBe("could not allocate 2048.0 MiB in the engine's memory");
+      const small = heapAlloc(WasmEngine, 1 << 20);  // the heap still serves what fits
+      expect(small).toBeGreaterThan(0);
+      WasmEngine.free(small);
+    } finally {
+      WasmEngine.free(half);
+    }
   });
 });
 
