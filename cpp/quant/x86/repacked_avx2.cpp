@@ -122,13 +122,15 @@ WLLM_AVX2 inline void for_each_constant(F f) {
   for_each_constant(std::make_integer_sequence<int, N>{}, f);
 }
 
-// Prefetches block ib + 2 of a group (into the next group's rows at the
-// end: groups lie one after another), a line at a time: a Q6_Kx8 block's
-// halves are two streams 832 bytes apart, which out of cache ran at half the
-// speed. A prefetch never faults, so the one past the last group is harmless.
+// Prefetches the block about 2 KiB ahead of block ib of a group (two of a
+// K-quant's, 12 of Q5_0's; into the next group's rows at the end: groups lie
+// one after another), a line at a time: a Q6_Kx8 block's halves are two
+// streams 832 bytes apart, which out of cache ran at half the speed. A
+// prefetch never faults, so the one past the last group is harmless.
 template <typename Packed>
 WLLM_AVX2 inline void prefetch_block_ahead(const Packed* w, int64_t ib) {
-  const uintptr_t ahead = reinterpret_cast<uintptr_t>(w) + (ib + 2) * sizeof(Packed);
+  constexpr int64_t kAhead = (2048 + sizeof(Packed) - 1) / sizeof(Packed);
+  const uintptr_t ahead = reinterpret_cast<uintptr_t>(w) + (ib + kAhead) * sizeof(Packed);
   for (size_t line = 0; line < sizeof(Packed); line += 64) _mm_prefetch(reinterpret_cast<const char*>(ahead + line), _MM_HINT_T0);
 }
 
