@@ -197,9 +197,14 @@ int repack_weights(const ModelConfig& c, ModelWeights* w, uint8_t* arena) {
     }
     return true;
   };
+  // A tied token_embd is the output matrix too, read whole every token: it is
+  // repacked as one (get_row unpacks the group of each row it looks up).
+  const auto is_matrix = [&](const Tensor* t, TensorRole role) {
+    return role == TensorRole::kMatrix || role == TensorRole::kOutput || (c.tied_output && t == &w->token_embd);
+  };
   int repacked = 0;
   for (const auto& [t, role] : all.tensors) {
-    if ((role != TensorRole::kMatrix && role != TensorRole::kOutput) || !t->present()) continue;
+    if (!is_matrix(t, role) || !t->present()) continue;
     const RepackedType* type = repacked_type_for(t->traits->type);
     if (!type || t->rows() % type->rows != 0 || overlaps_another(*t) || !parts_are_whole_groups(*t, type->rows)) {
       continue;

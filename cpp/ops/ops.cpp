@@ -190,7 +190,17 @@ void matmul_shared(const MatmulJob* jobs, int n_jobs, const float* x, int64_t n_
   });
 }
 
-void get_row(const Tensor& w, int64_t r, float* out) { w.traits->to_float(w.row(r), out, w.cols()); }
+void get_row(const Tensor& w, int64_t r, float* out) {
+  if (!w.repacked) {
+    w.traits->to_float(w.row(r), out, w.cols());
+    return;
+  }
+  // Rows repacked at load are interleaved in groups (repack.h): unpack a copy of row r's group.
+  const int64_t group = w.repacked->rows, first = r / group * group;
+  std::vector<uint8_t> rows(w.row(first), w.row(first + group));
+  w.repacked->unpack(rows.data(), w.cols(), group);
+  w.traits->to_float(rows.data() + (r - first) * w.row_size(), out, w.cols());
+}
 
 void rope_angles(const RopeParams& p, int64_t pos, float* cos_sin) {
   // As ggml's rope cache: θ starts at pos and is multiplied by base^(-2/n)

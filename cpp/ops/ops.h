@@ -83,6 +83,7 @@ void matmul_shared(const MatmulJob* jobs, int n_jobs, const float* x, int64_t n_
                    ThreadPool& pool);
 
 // Dequantizes row `r` of w into out (w.cols() floats): embedding lookup.
+// A repacked w (a tied token_embd) has the row's group unpacked for it.
 void get_row(const Tensor& w, int64_t r, float* out);
 
 // Rotary position embedding. cos/sin tables for one position are built once

@@ -10,6 +10,8 @@
 
 #include "core/half.h"
 #include "ops/ops.h"
+#include "quant/kernels.h"
+#include "quant/repack.h"
 #include "quant/traits.h"
 #include "runtime/thread_pool.h"
 
@@ -110,6 +112,33 @@ TEST(Matmul, SharedInputProductsEqualSeparateOnes) {
 // (-10, 10)). Ours computes the same with its own tanh: with glibc's tanhf
 // every f16 result agrees; a libm whose tanhf differs in the last bit could
 // differ where 1 + tanh cancels (the f16 subnormals), by a step or two.
+// A tensor repacked at load (quant/repack.h), as a tied token_embd is, still
+// gives each row's floats through get_row, the embedding lookup: every
+// layout, rows in the first and the last group.
+TEST(GetRow, ReadsRowsOfARepackedTensorAsTheFileHasThem) {
+  int count = 0;
+  const RepackedType* types = reference_repacked_types(&count);
+  ASSERT_GT(count, 0);
+  std::mt19937 rng(7);
+  for (int i = 0; i < count; ++i) {
+    const RepackedType& type = types[i];
+    Tensor w;
+    w.traits = find_reference_traits(static_cast<uint32_t>(type.source));
+    w.ne[0] = 2 * w.traits->block_size;
+    w.ne[1] = 2 * type.rows;
+    std::vector<uint8_t> bytes(static_cast<size_t>(w.rows() * w.row_size()));
+    for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+    w.data = bytes.data();
+    const size_t n = static_cast<size_t>(w.rows() * w.cols());
+    std::vector<float> before(n), after(n);
+    for (int64_t r = 0; r < w.rows(); ++r) get_row(w, r, before.data() + r * w.cols());
+    type.repack(bytes.data(), w.cols(), w.rows());
+    w.repacked = &type;
+    for (int64_t r = 0; r < w.rows(); ++r) get_row(w, r, after.data() + r * w.cols());
+    EXPECT_EQ(std::memcmp(before.data(), after.data(), n * sizeof(float)), 0) << type.name;
+  }
+}
+
 TEST(Gelu, MatchesLlamaCppsF16Table) {
   int differ = 0, n = 0;
   for (uint32_t h = 0; h < 0x10000; ++h) {
