@@ -135,10 +135,10 @@ export class EngineHost {
   // chunk at a time. A refused state rejects with code 'bad_state'.
   loadState(bytes) {
     const { WasmEngine } = this.module;
-    checkRequest(this.engine.beginLoadState(bytes.length));
     const chunk = Math.min(bytes.length, STATE_CHUNK_BYTES);
-    const ptr = heapAlloc(WasmEngine, chunk);
+    const ptr = heapAlloc(WasmEngine, chunk);  // first: failing here leaves the cache as it was
     try {
+      checkRequest(this.engine.beginLoadState(bytes.length));
       for (let at = 0; at < bytes.length; at += chunk) {
         const piece = bytes.subarray(at, at + chunk);
         WasmEngine.heapView(ptr, piece.length).set(piece);
