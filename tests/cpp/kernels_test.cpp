@@ -440,7 +440,9 @@ TEST(Kernels, EveryRepackedTypeMatchesTheDotBitForBit) {
       for (int n_rows : {type->rows, 3 * type->rows, 9 * type->rows}) {
         if (n_rows == 9 * type->rows && blocks != 9) continue;  // more rows than a gemm's chunk of rows (64)
         for (bool special : {false, true}) {
-          const int n_acts = 6;  // a gemm tile of 4 activations and a partial one
+          // Tiles of 4 activations and a partial one; short rows also take more
+          // activations than one pass of the q5_0 kernel (32).
+          const int n_acts = blocks == 9 ? 35 : 6;
           std::vector<uint8_t> weights, acts;
           for (int r = 0; r < std::max(n_rows, n_acts); ++r) {
             const Rows one = make_rows(t, act, n, static_cast<uint32_t>(1000 * blocks + 10 * r + special), r % 4 == 1);
