@@ -342,10 +342,9 @@ struct PreparedQ8_0 {
 };
 
 WLLM_AVX2 inline void prepare(const BlockQ8_0* x, int64_t count, PreparedQ8_0* out) {
-  const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
   for (int64_t ib = 0; ib < count; ++ib) {
     const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[ib].qs));
-    out[ib] = {f16_to_f32(x[ib].d), total(_mm256_madd_epi16(_mm256_maddubs_epi16(ones8, bytes), ones16))};
+    out[ib] = {f16_to_f32(x[ib].d), total(dot_u8x32(_mm256_set1_epi8(1), bytes))};
   }
 }
 
