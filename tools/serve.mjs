@@ -59,6 +59,9 @@ export const MODELS_HEADER = 'X-Wasm-Llm-Models';
 //   isolated: send the cross-origin isolation headers (default true)
 //   home: a URL path the root (/) redirects to, e.g. '/web-demo/' (default: none)
 //   onRequest({method, path, range}): called for every request (tests count them)
+//   answerFor(path): a handler (req, res, headers) that answers requests for
+//     this path instead of the files, or none (tests answer with errors, other
+//     files or nothing at all); headers are those every answer carries
 // Resolves to {url, port, close()}; close() also ends open connections.
 export async function startServer({
   root = repoRoot,
@@ -69,6 +72,7 @@ export async function startServer({
   isolated = true,
   home,
   onRequest = () => {},
+  answerFor = () => null,
 } = {}) {
   // Longest prefix first, so '/models/' wins over '/'.
   const folders = Object.entries({ ...mounts, '/models/': models, '/': root })
@@ -82,6 +86,11 @@ export async function startServer({
     const urlPath = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
     onRequest({ method: req.method, path: urlPath, range: req.headers.range ?? null });
     const headers = { 'Cache-Control': 'no-store', ...(isolated ? ISOLATION_HEADERS : {}), ...modelsHeader };
+    const answer = answerFor(urlPath);
+    if (answer) {
+      answer(req, res, headers);
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...headers, Allow: 'GET, HEAD' }).end();
       return;

@@ -45,17 +45,21 @@ export const browsers = (process.env.WASM_LLM_BROWSERS ?? Object.keys(ENGINES).j
 // scripts run a long program before returning needs longer); initScript:
 // code run in the page before its own scripts (Chromium and Firefox).
 // Resolves to {browser, version, evaluate(fn, arg), reload(), pageErrors,
-// origin, requests, requestsFor(path), close()} and, in Chromium, page
-// (playwright's). evaluate runs fn(arg) in the page and resolves to its
-// result (JSON-like values); pageErrors collects the page's uncaught errors
-// (and console errors, where the driver sees them) from its first script on.
-// close() ends the browser and the server, and runs even if opening failed
-// halfway.
+// origin, requests, requestsFor(path), answering(path, handler, body),
+// close()} and, in Chromium, page (playwright's). evaluate runs fn(arg) in the
+// page and resolves to its result (JSON-like values); pageErrors collects the
+// page's uncaught errors (and console errors, where the driver sees them) from
+// its first script on. answering has the server answer requests for `path`
+// with handler(req, res, headers) while body() runs: in every engine, where
+// Playwright's routes reach only Chromium, and a route added after workers came
+// and went in the page takes seconds to set up. close() ends the browser and
+// the server, and runs even if opening failed halfway.
 export async function openTestPage({
   browser = 'chromium', isolated = true, mounts = {}, models, root, pagePath = 'tests/browser/index.html',
   readyGlobal = 'wasmLlm', readySelector, readyTimeout = 30_000, initScript,
 } = {}) {
   const requests = [];
+  const answers = new Map();  // URL path -> handler(req, res, headers)
   let server = null;
   let driver = null;
   const close = async () => {
@@ -63,7 +67,9 @@ export async function openTestPage({
     await server?.close();
   };
   try {
-    server = await startServer({ port: 0, isolated, mounts, models, root, onRequest: (r) => requests.push(r) });
+    server = await startServer({
+      port: 0, isolated, mounts, models, root, onRequest: (r) => requests.push(r), answerFor: (p) => answers.get(p),
+    });
     driver = await ENGINES[browser].launch({ initScript });
     await driver.goto(`${server.url}${pagePath}`);
     const ready = () => (readySelector
@@ -83,6 +89,14 @@ export async function openTestPage({
       origin: server.url.replace(/\/$/, ''),
       requests,
       requestsFor: (urlPath) => requests.filter((r) => r.path === urlPath),
+      answering: async (urlPath, handler, body) => {
+        answers.set(urlPath, handler);
+        try {
+          return await body();
+        } finally {
+          answers.delete(urlPath);
+        }
+      },
       close,
     };
   } catch (error) {

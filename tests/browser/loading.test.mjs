@@ -317,18 +317,13 @@ describe.each(browsers)('$name', (browser) => {
       expect(result.option.message).toBe("unknown generate option 'max_tokens' (did you mean 'maxTokens'?)");
     });
 
-    if (browser.name === 'chromium') {
-      it('an HTTP error status is a LoadError with the status', async () => {
-        const status = `${t.origin}/models/forbidden.gguf`;
-        await t.page.context().route(status, (route) => route.fulfill({ status: 403, body: 'no' }));
-        try {
-          const result = await inPage(t, ({ loadError }, { status }) => loadError(status, { cache: false }), { status });
-          expect(result).toMatchObject({ name: 'LoadError', code: 'http_error', status: 403 });
-        } finally {
-          await t.page.context().unroute(status);
-        }
-      });
-    }
+    it('an HTTP error status is a LoadError with the status', async () => {
+      const forbidden = '/models/forbidden.gguf';
+      const result = await t.answering(forbidden, (req, res, headers) => res.writeHead(403, headers).end('no'),
+        () => inPage(t, ({ loadError }, { url }) => loadError(url, { cache: false }), { url: forbidden }));
+      expect(result).toMatchObject({ name: 'LoadError', code: 'http_error', status: 403 });
+      expect(t.requestsFor(forbidden)).toHaveLength(1);
+    });
 
     it('dispose() rejects a running and a queued generation, and later calls', async () => {
       const result = await inPage(t, async ({ wasmLlm, describeError }, { url }) => {

@@ -127,28 +127,23 @@ describe('split GGUF models in Chromium', () => {
     await inPage(({ LLM }) => LLM.cache.clear());
   });
 
-  // Routes file `index` of the split model to `answer(route)` while body() runs.
-  async function withFileRouted(index, answer, body) {
-    const pattern = `${t.origin}${url(parts[index])}`;
-    await t.page.context().route(pattern, answer);
-    try {
-      return await body();
-    } finally {
-      await t.page.context().unroute(pattern);
-    }
-  }
-  const serve = (file) => (route) => route.fulfill({ status: 200, body: fs.readFileSync(path.join(dir, file)) });
+  // The server answers requests for file `index` of the split model with answer(req, res, headers) while body() runs.
+  const withFileAnswered = (index, answer, body) => t.answering(url(parts[index]), answer, body);
+  const serve = (file) => (req, res, headers) => {
+    const bytes = fs.readFileSync(path.join(dir, file));
+    res.writeHead(200, { ...headers, 'Content-Length': bytes.length }).end(bytes);
+  };
 
   it('fail cleanly on a 404, a file of another model and a lying file, leaving OPFS empty', async () => {
     const first = url(parts[0]);
     const loadFirst = () => inPage(({ load }, { first }) => load(first), { first });
-    const missing = await withFileRouted(1, (route) => route.fulfill({ status: 404, body: 'no' }), loadFirst);
+    const missing = await withFileAnswered(1, (req, res, headers) => res.writeHead(404, headers).end('no'), loadFirst);
     expect(missing.error).toMatchObject({ name: 'LoadError', code: 'not_found' });
     expect(missing.error.message).toContain(`${parts[1]}: HTTP 404`);
-    const foreign = await withFileRouted(2, serve('foreign-3.gguf'), loadFirst);
+    const foreign = await withFileAnswered(2, serve('foreign-3.gguf'), loadFirst);
     expect(foreign.error).toMatchObject({ name: 'LoadError', code: 'bad_file' });
     expect(foreign.error.message).toMatch(/the files are not of one model/);
-    const lying = await withFileRouted(2, serve('lying-3.gguf'), loadFirst);
+    const lying = await withFileAnswered(2, serve('lying-3.gguf'), loadFirst);
     expect(lying.error).toMatchObject({ name: 'LoadError', code: 'bad_file' });
     expect(lying.error.message).toMatch(/file 3 of the split model says it is file 3 of 4/);
     expect(await inPage(({ opfsNames }) => opfsNames())).toEqual([]);
@@ -157,16 +152,16 @@ describe('split GGUF models in Chromium', () => {
   it('abort while a file streams, leaving OPFS empty', async () => {
     // File 3 is held unanswered, and its request aborts the load (files 1 and 2 are streaming then).
     const held = [];
-    const onFile3 = (route) => {
-      held.push(route);
+    const onFile3 = (req, res) => {
+      held.push(res);
       t.page.evaluate(() => window.abortSplitLoad()).catch(() => {});
     };
-    const result = await withFileRouted(2, onFile3, () => inPage(({ load }, { first }) => {
+    const result = await withFileAnswered(2, onFile3, () => inPage(({ load }, { first }) => {
       const controller = new AbortController();
       window.abortSplitLoad = () => controller.abort();
       return load(first, { signal: controller.signal });
     }, { first: url(parts[0]) }));
-    await Promise.all(held.map((route) => route.abort().catch(() => {})));
+    for (const res of held) res.destroy();
     expect(held.length).toBe(1);
     expect(result.error).toMatchObject({ name: 'AbortError', code: 'aborted' });
     // The load rejects at once; the worker then drops its partial files.

@@ -5,11 +5,7 @@
 // Firefox now and then leaves one) is replaced once, then the load fails;
 // WASM_LLM_START_CYCLES=400 also runs that many loads with 2 threads in each
 // engine, every one of which must load.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../js/helpers.mjs';
 import { browsers, openTestPage, replaceEngineWorker } from './browser.mjs';
 
 const MODEL_PATH = '/models/stories260K.gguf';
@@ -36,32 +32,28 @@ describe('files that fail to load', () => {
   });
   afterAll(() => t?.close());
 
-  // The files of the build Chromium gets on an isolated page: threaded, relaxed SIMD.
+  // The files of the build Chromium gets on an isolated page: threaded, relaxed
+  // SIMD. The server answers 404 for one of them (a pthread worker's script is
+  // fetched by the engine worker's own workers).
   it.each([
-    ['the worker script', '**/worker/browser-worker.js', /cannot start the engine worker/],
-    ['the wasm glue', '**/dist/wasm/wasm-llm-mt-relaxed-web.js', /cannot start the engine worker/],
-    ['the wasm binary', '**/dist/wasm/wasm-llm-mt-relaxed-web.wasm',
+    ['the worker script', '/worker/browser-worker.js', /cannot start the engine worker/],
+    ['the wasm glue', '/dist/wasm/wasm-llm-mt-relaxed-web.js', /cannot start the engine worker/],
+    ['the wasm binary', '/dist/wasm/wasm-llm-mt-relaxed-web.wasm',
       /cannot start the engine worker: cannot fetch the wasm binary \S*\/wasm-llm-mt-relaxed-web\.wasm: HTTP 404/],
-  ])('%s: LoadError, then loading works again', { timeout: 60_000 }, async (_, pattern, message) => {
-    const context = t.page.context();
-    await context.route(pattern, (route) => route.fulfill({ status: 404, body: 'not found' }));
-    try {
-      const result = await tryLoad(t.page);
-      expect(result).toMatchObject({ name: 'LoadError', code: 'worker_failed', isLoadError: true });
-      expect(result.message).toMatch(message);
-    } finally {
-      await context.unroute(pattern);
-    }
+    ["a pthread worker's script", '/dist/wasm/wasm-llm-mt-relaxed-web.worker.js', /pthread worker failed to start/],
+  ])('%s: LoadError, then loading works again', { timeout: 60_000 }, async (_, file, message) => {
+    const notFound = (req, res, headers) => res.writeHead(404, headers).end('not found');
+    const result = await t.answering(file, notFound, () => tryLoad(t.page));
+    expect(result).toMatchObject({ name: 'LoadError', code: 'worker_failed', isLoadError: true });
+    expect(result.message).toMatch(message);
     expect(await tryLoad(t.page)).toBe('loaded');
   });
 
   it('a load aborted while the wasm binary downloads rejects at once with AbortError', { timeout: 60_000 }, async () => {
-    const pattern = '**/dist/wasm/wasm-llm-mt-relaxed-web.wasm';
-    const context = t.page.context();
     const held = [];  // the binary's requests, left unanswered: a stalled network
-    await context.route(pattern, (route) => held.push(route));
+    const hold = (req, res) => held.push(res);
     try {
-      const result = await t.page.evaluate(async (url) => {
+      const result = await t.answering('/dist/wasm/wasm-llm-mt-relaxed-web.wasm', hold, () => t.page.evaluate(async (url) => {
         const started = performance.now();
         try {
           await window.wasmLlm.LLM.load(url, { cache: false, signal: AbortSignal.timeout(500) });
@@ -69,39 +61,14 @@ describe('files that fail to load', () => {
         } catch (error) {
           return { name: error.name, code: error.code, ms: performance.now() - started };
         }
-      }, MODEL_PATH);
+      }, MODEL_PATH));
       expect(held.length).toBeGreaterThan(0);
       expect([result.name, result.code]).toEqual(['AbortError', 'aborted']);
       expect(result.ms).toBeLessThan(5000);
     } finally {
-      await context.unroute(pattern);
-      await Promise.all(held.map((route) => route.abort().catch(() => {})));
+      for (const res of held) res.destroy();
     }
     expect(await tryLoad(t.page)).toBe('loaded');
-  });
-});
-
-// Playwright's routes do not reach the pthread workers (workers started by a
-// worker), so this page's server has a /dist/wasm/ without their script.
-describe('a pthread worker script that fails to load', () => {
-  let t;
-  let glueDir;
-  beforeAll(async () => {
-    glueDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-glue-'));
-    for (const name of fs.readdirSync(path.join(repoRoot, 'dist/wasm'))) {
-      if (name !== 'wasm-llm-mt-relaxed-web.worker.js') fs.copyFileSync(path.join(repoRoot, 'dist/wasm', name), path.join(glueDir, name));
-    }
-    t = await openTestPage({ isolated: true, mounts: { '/dist/wasm/': glueDir } });
-  });
-  afterAll(async () => {
-    await t?.close();
-    fs.rmSync(glueDir, { recursive: true, force: true });
-  });
-
-  it('rejects the load with LoadError instead of hanging', { timeout: 30_000 }, async () => {
-    const result = await tryLoad(t.page);
-    expect(result).toMatchObject({ name: 'LoadError', code: 'worker_failed', isLoadError: true });
-    expect(result.message).toMatch(/pthread worker failed to start/);
   });
 });
 
