@@ -6,6 +6,7 @@ export default defineConfig({
     // node-llama-cpp is a native addon: run test files in child processes.
     pool: 'forks',
     fileParallelism: false,
+    setupFiles: ['tests/setup/download-cache.mjs'],
     testTimeout: 600_000,
     hookTimeout: 600_000,
   },

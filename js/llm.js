@@ -277,21 +277,22 @@ export class LLM {
 
 // Starts an engine worker (platform.startWorker(...workerArguments)) and
 // waits until it is ready. A worker that stalled creating its threads'
-// workers (a Firefox fault, see js/client.js) is replaced once, with a
-// warning; a second stall rejects with that LoadError (code worker_failed).
+// workers (a Firefox fault, see js/client.js) is replaced, with a warning, up
+// to WORKER_STARTS tries in all; the last one's stall rejects with that
+// LoadError (code worker_failed).
+const WORKER_STARTS = 3;
 async function startEngineWorker(platform, workerArguments, signal) {
-  const start = async () => WorkerClient.start(await platform.startWorker(...workerArguments), { signal });
-  try {
-    return await start();
-  } catch (error) {
-    if (!(error instanceof ThreadStartError)) throw error;
-    console.warn(`wasm-llm: ${error.message}; starting another engine worker`);
-  }
-  try {
-    return await start();
-  } catch (error) {
-    if (error instanceof ThreadStartError) error.message += ' (tried twice)';
-    throw error;
+  for (let tries = 1; ; tries++) {
+    try {
+      return await WorkerClient.start(await platform.startWorker(...workerArguments), { signal });
+    } catch (error) {
+      if (!(error instanceof ThreadStartError)) throw error;
+      if (tries === WORKER_STARTS) {
+        error.message += ` (tried ${WORKER_STARTS} times)`;
+        throw error;
+      }
+      console.warn(`wasm-llm: ${error.message}; starting another engine worker`);
+    }
   }
 }
 

@@ -52,13 +52,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+const fileCacheDir = process.env.WASM_LLM_CACHE;  // this file's (tests/setup/download-cache.mjs)
 afterEach(async () => {
-  // Only ever a temporary folder: never the user's own cache.
-  if (process.env.WASM_LLM_CACHE) {
+  if (cacheDir) {
     await LLM.cache.clear();
     expect(cacheFiles()).toEqual([]);
     fs.rmSync(cacheDir, { recursive: true, force: true });
-    delete process.env.WASM_LLM_CACHE;
+    cacheDir = undefined;
+    process.env.WASM_LLM_CACHE = fileCacheDir;
   }
   server.requests.length = 0;
 });

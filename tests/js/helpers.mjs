@@ -1,5 +1,6 @@
 // Shared by the JS tests: paths, the native CLI, and a local HTTP server.
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -41,14 +42,17 @@ export async function nativeContinuation(prompt, args, model = modelPath) {
   return stdout.slice(prompt.length, -1);
 }
 
-// Serves `bytes` at /model.gguf with Range support; anything else is 404.
+// Serves `bytes` at /<random>/model.gguf with Range support; anything else
+// is 404. The random folder makes each server's URL its own: a later server
+// on a reused port does not find the download cache's entry for an earlier one.
 // dropAfter: the first full (non-Range) response breaks off after that many bytes.
-// Resolves to {url, requests (the Range header of each, or null), close()}.
+// Resolves to {url, base (the origin), requests (the Range header of each, or null), close()}.
 export async function serveModel(bytes, { dropAfter } = {}) {
+  const urlPath = `/${crypto.randomUUID()}/model.gguf`;
   const requests = [];
   let dropped = false;
   const server = http.createServer((req, res) => {
-    if (req.url !== '/model.gguf') {
+    if (req.url !== urlPath) {
       res.writeHead(404).end('not found');
       return;
     }
@@ -75,7 +79,7 @@ export async function serveModel(bytes, { dropAfter } = {}) {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
   return {
-    url: `http://127.0.0.1:${port}/model.gguf`,
+    url: `http://127.0.0.1:${port}${urlPath}`,
     base: `http://127.0.0.1:${port}`,
     requests,
     close: () =>
