@@ -96,6 +96,7 @@ Tensor rows_of(const Tensor& whole, int64_t first, int64_t n) {
   part.ne[1] = n;
   part.ne[2] = part.ne[3] = 1;
   part.data = whole.data + first * whole.row_size();
+  part.repacked_rows = std::clamp<int64_t>(whole.repacked_rows - first, 0, n);
   return part;
 }
 
@@ -190,10 +191,12 @@ int repack_weights(const ModelConfig& c, ModelWeights* w, uint8_t* arena) {
     return false;
   };
   // The kernels read a repacked tensor in groups of rows: each part of a
-  // fused matrix must start and end on a group.
+  // fused matrix (or a tied output) must start on a group, and end on one or
+  // where the tensor ends.
   const auto parts_are_whole_groups = [&](const Tensor& t, int group) {
     for (const Collector::Part& p : all.parts) {
-      if (p.whole == &t && (p.first_row % group != 0 || p.n_rows % group != 0)) return false;
+      const int64_t end = p.first_row + p.n_rows;
+      if (p.whole == &t && (p.first_row % group != 0 || (end % group != 0 && end != t.rows()))) return false;
     }
     return true;
   };
@@ -206,11 +209,14 @@ int repack_weights(const ModelConfig& c, ModelWeights* w, uint8_t* arena) {
   for (const auto& [t, role] : all.tensors) {
     if (!is_matrix(t, role) || !t->present()) continue;
     const RepackedType* type = repacked_type_for(t->traits->type);
-    if (!type || t->rows() % type->rows != 0 || overlaps_another(*t) || !parts_are_whole_groups(*t, type->rows)) {
+    if (!type || t->rows() < type->rows || overlaps_another(*t) || !parts_are_whole_groups(*t, type->rows)) {
       continue;
     }
-    type->repack(arena + (t->data - arena), t->cols(), t->rows());
+    // Whole groups; the last rows (fewer than a group) stay as they are.
+    const int64_t rows = t->rows() / type->rows * type->rows;
+    type->repack(arena + (t->data - arena), t->cols(), rows);
     t->repacked = type;
+    t->repacked_rows = rows;
     ++repacked;
   }
   // The parts take their whole's new layout.
@@ -234,12 +240,12 @@ uint64_t file_checksum(const GgufFile& file, const ModelConfig& c, ModelWeights*
     sum.update(at, static_cast<size_t>(t->data - at));
     const int rows = t->repacked->rows;
     group.resize(static_cast<size_t>(rows * t->row_size()));
-    for (int64_t r = 0; r < t->rows(); r += rows) {
+    for (int64_t r = 0; r < t->repacked_rows; r += rows) {
       std::memcpy(group.data(), t->row(r), group.size());
       t->repacked->unpack(group.data(), t->cols(), rows);
       sum.update(group.data(), group.size());
     }
-    at = t->data + t->rows() * t->row_size();
+    at = t->row(t->repacked_rows);  // the rows after are as the file has them
   }
   sum.update(at, static_cast<size_t>(arena + file.data_size() - at));
   return sum.digest();

@@ -138,7 +138,8 @@ void matmul_shared(const MatmulJob* jobs, int n_jobs, const float* x, int64_t n_
                    ThreadPool& pool) {
   const TypeTraits& first = *jobs[0].w->traits;
   // Threads split the stacked rows in whole groups when a weight is repacked
-  // (a group of R rows is read together), so every job must be whole groups.
+  // (a group of R rows is read together), so every job of several must be
+  // whole groups; one job's last rows may be fewer (those are not repacked).
   int64_t group = 1;
   for (int j = 0; j < n_jobs; ++j) {
     if (jobs[j].w->repacked) group = std::max<int64_t>(group, jobs[j].w->repacked->rows);
@@ -158,9 +159,9 @@ void matmul_shared(const MatmulJob* jobs, int n_jobs, const float* x, int64_t n_
   pool.run([&](int ith, int nth) {
     // This thread's rows of all the weights, stacked in job order.
     int64_t begin, end;
-    split_range(total_rows / group, ith, nth, &begin, &end);
+    split_range((total_rows + group - 1) / group, ith, nth, &begin, &end);
     begin *= group;
-    end *= group;
+    end = std::min(end * group, total_rows);
     int64_t job_first_row = 0;
     for (int j = 0; j < n_jobs && begin < end; ++j) {
       const Tensor& w = *jobs[j].w;
@@ -170,28 +171,30 @@ void matmul_shared(const MatmulJob* jobs, int n_jobs, const float* x, int64_t n_
       job_first_row += rows;
       if (lo >= hi) continue;
       float* out = jobs[j].out;
-      if (const RepackedType* repacked = w.repacked) {
+      // Rows [lo, mid) are repacked, [mid, hi) in the file's layout.
+      const int64_t mid = std::clamp(w.repacked_rows, lo, hi);
+      if (lo < mid) {
         if (n_rows == 1) {
-          repacked->matvec(n, w.data + lo * stride, stride, static_cast<int>(hi - lo), act, out + lo);
+          w.repacked->matvec(n, w.row(lo), stride, static_cast<int>(mid - lo), act, out + lo);
         } else {
-          repacked->gemm(n, w.data + lo * stride, stride, static_cast<int>(hi - lo), act, act_stride,
-                         static_cast<int>(n_rows), out + lo, rows);
+          w.repacked->gemm(n, w.row(lo), stride, static_cast<int>(mid - lo), act, act_stride,
+                           static_cast<int>(n_rows), out + lo, rows);
         }
-        continue;
       }
+      if (mid == hi) continue;
       if (n_rows == 1) {  // decode: several rows at a time against the one activation
-        matvec_rows(*w.traits, n, w.data + lo * stride, stride, static_cast<int>(hi - lo), act, out + lo);
+        matvec_rows(*w.traits, n, w.row(mid), stride, static_cast<int>(hi - mid), act, out + mid);
         continue;
       }
       // A batch: the tiled kernel decodes each weight block once for several tokens.
-      gemm(*w.traits, n, w.data + lo * stride, stride, static_cast<int>(hi - lo), act, act_stride,
-           static_cast<int>(n_rows), out + lo, rows);
+      gemm(*w.traits, n, w.row(mid), stride, static_cast<int>(hi - mid), act, act_stride,
+           static_cast<int>(n_rows), out + mid, rows);
     }
   });
 }
 
 void get_row(const Tensor& w, int64_t r, float* out) {
-  if (!w.repacked) {
+  if (r >= w.repacked_rows) {
     w.traits->to_float(w.row(r), out, w.cols());
     return;
   }

@@ -13,9 +13,12 @@ struct Tensor {
   const TypeTraits* traits = nullptr;  // null: tensor absent (optional weights)
   int64_t ne[4] = {1, 1, 1, 1};
   const uint8_t* data = nullptr;
-  // Set when the rows were repacked at load (repack.h): matmul then goes
-  // through these kernels, and row() no longer points at a plain row.
+  // Set when rows were repacked at load (repack.h): matmul then goes through
+  // these kernels, and row() no longer points at a plain row. Only the first
+  // repacked_rows rows (whole groups) are: the rest, fewer than a group (a
+  // vocabulary of 50257 rows), keep the file's layout.
   const RepackedType* repacked = nullptr;
+  int64_t repacked_rows = 0;
 
   bool present() const { return data != nullptr; }
   int64_t cols() const { return ne[0]; }

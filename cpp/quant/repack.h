@@ -38,7 +38,7 @@ using UnpackFn = RepackFn;
 struct RepackedType {
   const char* name;     // "q4_0x8"
   TensorType source;    // the file's type, which the activation format and numerics stay those of
-  int rows;             // rows per interleaved group: a tensor's row count must be a multiple
+  int rows;             // rows per interleaved group (a tensor's last rows, fewer, stay as they are)
   // In place: `rows` rows at a time, n elements each (data: the tensor's bytes).
   RepackFn repack;
   // Undoes repack (tests, and anything that needs plain rows back).

@@ -32,9 +32,9 @@ describe('files that fail to load', () => {
   });
   afterAll(() => t?.close());
 
-  // The files of the build Chromium gets on an isolated page: threaded, relaxed
-  // SIMD. The server answers 404 for one of them (a pthread worker's script is
-  // fetched by the engine worker's own workers).
+  // The files of the build Chromium gets on an isolated page (threaded, relaxed
+  // SIMD), each answered with a 404 by the server: the pthread workers' script
+  // too, which the engine worker's own workers fetch.
   it.each([
     ['the worker script', '/worker/browser-worker.js', /cannot start the engine worker/],
     ['the wasm glue', '/dist/wasm/wasm-llm-mt-relaxed-web.js', /cannot start the engine worker/],

@@ -107,14 +107,57 @@ TEST(Matmul, SharedInputProductsEqualSeparateOnes) {
   }
 }
 
-// GELU as llama.cpp's CPU backend computes it: a table over f16 inputs of
-// 0.5f·x·(1 + tanhf(...)) in float, rounded to f16 (0 and x outside
-// (-10, 10)). Ours computes the same with its own tanh: with glibc's tanhf
-// every f16 result agrees; a libm whose tanhf differs in the last bit could
-// differ where 1 + tanh cancels (the f16 subnormals), by a step or two.
+// A tensor whose row count is not a multiple of its repacked group (GPT-2's
+// 50257-row output) is repacked up to its last whole group; matmul reads the
+// rows after it in the file's layout. Every output is the plain tensor's, bit
+// for bit, for the active kernels' repacked types and the reference ones,
+// decode and batches, and thread counts that split inside the last rows.
+TEST(Matmul, ATensorRepackedUpToItsLastGroupGivesThePlainProducts) {
+  std::vector<const RepackedType*> types;
+  int count = 0;
+  const RepackedType* reference = reference_repacked_types(&count);
+  for (int i = 0; i < count; ++i) {
+    types.push_back(&reference[i]);
+    if (const RepackedType* active = repacked_type_for(reference[i].source)) types.push_back(active);
+  }
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (const RepackedType* type : types) {
+    const TypeTraits& traits = *find_type_traits(static_cast<uint32_t>(type->source));
+    const int64_t cols = 2 * traits.block_size, rows = 3 * type->rows + 5;
+    std::vector<float> f(static_cast<size_t>(cols * rows)), x(static_cast<size_t>(cols * 6));
+    for (float& v : f) v = value(rng);
+    for (float& v : x) v = value(rng);
+    std::vector<uint8_t> plain(static_cast<size_t>(row_bytes(traits, cols) * rows));
+    traits.from_float(f.data(), plain.data(), cols * rows);
+    std::vector<uint8_t> packed = plain;
+    Tensor a, b;
+    a.traits = b.traits = &traits;
+    a.ne[0] = b.ne[0] = cols;
+    a.ne[1] = b.ne[1] = rows;
+    a.data = plain.data();
+    b.data = packed.data();
+    b.repacked = type;
+    b.repacked_rows = 3 * type->rows;
+    type->repack(packed.data(), cols, b.repacked_rows);
+    for (int threads : {1, 2, 3}) {
+      ThreadPool pool(threads);
+      ActivationCache acts(cols, 6);
+      for (int n_tokens : {1, 6}) {
+        std::vector<float> want(static_cast<size_t>(rows * n_tokens)), got(want.size());
+        matmul(a, x.data(), n_tokens, want.data(), acts, pool);
+        matmul(b, x.data(), n_tokens, got.data(), acts, pool);
+        ASSERT_EQ(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)), 0)
+            << type->name << " threads=" << threads << " tokens=" << n_tokens;
+      }
+    }
+  }
+}
+
 // A tensor repacked at load (quant/repack.h), as a tied token_embd is, still
 // gives each row's floats through get_row, the embedding lookup: every
-// layout, rows in the first and the last group.
+// layout, rows in the first and the last group, and the 3 rows after the last
+// group, which stay in the file's layout.
 TEST(GetRow, ReadsRowsOfARepackedTensorAsTheFileHasThem) {
   int count = 0;
   const RepackedType* types = reference_repacked_types(&count);
@@ -125,20 +168,26 @@ TEST(GetRow, ReadsRowsOfARepackedTensorAsTheFileHasThem) {
     Tensor w;
     w.traits = find_reference_traits(static_cast<uint32_t>(type.source));
     w.ne[0] = 2 * w.traits->block_size;
-    w.ne[1] = 2 * type.rows;
+    w.ne[1] = 2 * type.rows + 3;
     std::vector<uint8_t> bytes(static_cast<size_t>(w.rows() * w.row_size()));
     for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
     w.data = bytes.data();
     const size_t n = static_cast<size_t>(w.rows() * w.cols());
     std::vector<float> before(n), after(n);
     for (int64_t r = 0; r < w.rows(); ++r) get_row(w, r, before.data() + r * w.cols());
-    type.repack(bytes.data(), w.cols(), w.rows());
+    type.repack(bytes.data(), w.cols(), 2 * type.rows);
     w.repacked = &type;
+    w.repacked_rows = 2 * type.rows;
     for (int64_t r = 0; r < w.rows(); ++r) get_row(w, r, after.data() + r * w.cols());
     EXPECT_EQ(std::memcmp(before.data(), after.data(), n * sizeof(float)), 0) << type.name;
   }
 }
 
+// GELU as llama.cpp's CPU backend computes it: a table over f16 inputs of
+// 0.5f·x·(1 + tanhf(...)) in float, rounded to f16 (0 and x outside
+// (-10, 10)). Ours computes the same with its own tanh: with glibc's tanhf
+// every f16 result agrees; a libm whose tanhf differs in the last bit could
+// differ where 1 + tanh cancels (the f16 subnormals), by a step or two.
 TEST(Gelu, MatchesLlamaCppsF16Table) {
   int differ = 0, n = 0;
   for (uint32_t h = 0; h < 0x10000; ++h) {
