@@ -57,7 +57,7 @@ const MathKernels& math_kernels();
 const RepackedType* simd128_repacked_types(int* count);
 // The relaxed-SIMD ones (SIMD128's where relaxed SIMD has none of its own).
 const RepackedType* relaxed_repacked_types(int* count);
-// The AVX2 ones (Q4_K, Q5_0, Q6_K), or an empty list when this CPU or build has no AVX2.
+// The AVX2 ones (Q4_K, Q5_0), or an empty list when this CPU or build has no AVX2.
 const RepackedType* avx2_repacked_types(int* count);
 // The active ISA's repacked types (none for the reference).
 const RepackedType* active_repacked_types(int* count);

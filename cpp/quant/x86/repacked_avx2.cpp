@@ -1,21 +1,22 @@
 // AVX2 kernels for rows repacked at load (repack.h, blocks.h): Q4_K as
-// Q4_Kx8i4, Q6_K as Q6_Kx8 and Q5_0 as Q5_0x8i4, the 8 rows of a group in
-// the 8 lanes of every vector. A vector of codes holds 4 elements of each
-// row; it meets the activation's matching 4 bytes (broadcast) in maddubs,
-// and the products add up in int16 before a madd widens them. For the
-// K-quants that madd applies the 8 rows' scales of one sub-block: all 8
-// maddubs of a Q4_K sub-block (each lane's 16 products are at most
-// 16·15·128 < 2^15), 2 at a time of a Q6_K one (4·63·128 < 2^15); so a block
-// costs 9 (Q4_K) or 12 (Q6_K) multiplies per 32·8 products instead of the
-// file layout's 16 (maddubs and madd per 32 products, gemm_avx2.cpp). Every
-// block's 8 row sums come out in one vector with no horizontal reduction,
-// and Q5_0's fifth bits cost a shift and a mask per 32 codes, where the
-// file's layout spreads each row's 32 bits across a vector of its own.
+// Q4_Kx8i4 and Q5_0 as Q5_0x8i4, the 8 rows of a group in the 8 lanes of
+// every vector. A vector of codes holds 4 elements of each row; it meets the
+// activation's matching 4 bytes (broadcast) in maddubs, and the products add
+// up in int16 before a madd widens them. For Q4_K that madd applies the 8
+// rows' scales of one sub-block after all 8 of its maddubs (each lane's 16
+// products are at most 16·15·128 < 2^15), so a block costs 9 multiplies per
+// 32·8 products instead of the file layout's 16 (maddubs and madd per 32
+// products, gemm_avx2.cpp). Every block's 8 row sums come out in one vector
+// with no horizontal reduction, and Q5_0's fifth bits cost a shift and a
+// mask per 32 codes, where the file's layout spreads each row's 32 bits
+// across a vector of its own. Q6_K stays in the file's layout: read from
+// memory (every decode step), its Q6_Kx8 kernel ran slower than the file's
+// (10 against 12-15 GMAC/s, Qwen3 0.6B q4_K_M decode 15% slower).
 //
 // The arithmetic per (row, activation) is the dot's (traits.h, ref
-// dot_k4_like, dot_q6_K_q8_K, dot_q5_0_q8_0): exact integer sums per block,
-// then its float term added into accumulator block % 8, and the reference's
-// reduction of the 8.
+// dot_k4_like, dot_q5_0_q8_0): exact integer sums per block, then its float
+// term added into accumulator block % 8, and the reference's reduction of
+// the 8.
 #include "quant/kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -122,11 +123,10 @@ WLLM_AVX2 inline void for_each_constant(F f) {
   for_each_constant(std::make_integer_sequence<int, N>{}, f);
 }
 
-// Prefetches the block about 2 KiB ahead of block ib of a group (two of a
-// K-quant's, 12 of Q5_0's; into the next group's rows at the end: groups lie
-// one after another), a line at a time: a Q6_Kx8 block's halves are two
-// streams 832 bytes apart, which out of cache ran at half the speed. A
-// prefetch never faults, so the one past the last group is harmless.
+// Prefetches the block about 2 KiB ahead of block ib of a group (two of
+// Q4_K's, 12 of Q5_0's; into the next group's rows at the end: groups lie
+// one after another), a line at a time. A prefetch never faults, so the one
+// past the last group is harmless.
 template <typename Packed>
 WLLM_AVX2 inline void prefetch_block_ahead(const Packed* w, int64_t ib) {
   constexpr int64_t kAhead = (2048 + sizeof(Packed) - 1) / sizeof(Packed);
@@ -162,102 +162,6 @@ WLLM_AVX2 void Q4_K::add_block(const BlockQ4_Kx8& b, const BlockQ8_K* const* x, 
     const __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dx, d), _mm256_cvtepi32_ps(sumi[a]));
     const __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dx, dmin), _mm256_cvtepi32_ps(summ[a]));
     acc[8 * a + ib % 8] = _mm256_add_ps(acc[8 * a + ib % 8], _mm256_sub_ps(t1, t2));
-  }
-}
-
-// ---- Q6_K as Q6_Kx8 ---------------------------------------------------------
-//
-// A block is 4 quarters per half (rows 4h..4h+3): quarter (n, r) holds 4
-// steps c = 4r..4r+3, each 4 code bytes of every row from ql[0], ql[1] and
-// qh, whose 4 groups g (elements 128n + 32g + 4c..) belong to sub-block
-// 8n + 2g + r, and the rows' scales of those 4 sub-blocks. Codes go in
-// unsigned (u = q + 32): sumi = Σ sc·u·x − 32·Σ_j sc_j·bsums[j].
-
-// Sub-block scale byte `index` (0..15) of each lane's 4 rows' scales,
-// sign-extended into both int16 halves of its lane (a madd multiplier).
-template <int index>
-WLLM_AVX2 inline __m256i signed_byte_in_both_halves(__m256i v) {
-  constexpr auto mask = [](int k) {
-    return static_cast<int>(0x00800080u | static_cast<uint32_t>(4 * index + k) * 0x01000100u);
-  };
-  const __m256i high_bytes = _mm256_shuffle_epi8(v, _mm256_setr_epi32(mask(0), mask(1), mask(2), mask(3), mask(0),
-                                                                      mask(1), mask(2), mask(3)));
-  return _mm256_srai_epi16(high_bytes, 8);
-}
-
-// Group g's 6-bit codes of one step: a nibble of ql[g % 2] and 2 bits of qh.
-template <int g>
-WLLM_AVX2 inline __m256i q6_codes(__m256i ql0, __m256i ql1, __m256i qh) {
-  const __m256i ql = g % 2 ? ql1 : ql0;
-  const __m256i low = _mm256_and_si256(g >= 2 ? _mm256_srli_epi16(ql, 4) : ql, _mm256_set1_epi8(15));
-  const __m256i top = g < 2 ? _mm256_slli_epi16(qh, 4 - 2 * g) : g == 2 ? qh : _mm256_srli_epi16(qh, 2);
-  return _mm256_or_si256(low, _mm256_and_si256(top, _mm256_set1_epi8(0x30)));
-}
-
-struct Q6_K {
-  using Packed = BlockQ6_Kx8;
-  static constexpr int kGemmActs = 4;
-  template <int kActs>
-  WLLM_AVX2 static void add_block(const BlockQ6_Kx8& b, const BlockQ8_K* const* x, int64_t ib, __m256* acc);
-};
-
-template <int kActs>
-WLLM_AVX2 void Q6_K::add_block(const BlockQ6_Kx8& b, const BlockQ8_K* const* x, int64_t ib, __m256* acc) {
-  __m256i sumi[kActs], offset[kActs];  // Σ sc·u·x and Σ_j sc_j·bsums[j]
-  for (int a = 0; a < kActs; ++a) sumi[a] = offset[a] = _mm256_setzero_si256();
-#pragma GCC unroll 2
-  for (int n = 0; n < 2; ++n) {
-    const auto& q00 = b.quarters[0][n][0];
-    const auto& q01 = b.quarters[0][n][1];
-    const __m256i scales_r0 = load_halves(reinterpret_cast<const uint8_t*>(q00.scales),
-                                          reinterpret_cast<const uint8_t*>(b.quarters[1][n][0].scales));
-    const __m256i scales_r1 = load_halves(reinterpret_cast<const uint8_t*>(q01.scales),
-                                          reinterpret_cast<const uint8_t*>(b.quarters[1][n][1].scales));
-#pragma GCC unroll 2
-    for (int r = 0; r < 2; ++r) {
-      const auto& h0 = b.quarters[0][n][r];
-      const auto& h1 = b.quarters[1][n][r];
-      const __m256i scales = r ? scales_r1 : scales_r0;
-#pragma GCC unroll 2
-      for (int c0 = 0; c0 < 4; c0 += 2) {  // two steps at a time: their products share an int16 sum
-        __m256i ql0[2], ql1[2], qh[2];
-        for (int i = 0; i < 2; ++i) {
-          const auto& s0 = h0.steps[c0 + i];
-          const auto& s1 = h1.steps[c0 + i];
-          ql0[i] = load_halves(s0.ql[0], s1.ql[0]);
-          ql1[i] = load_halves(s0.ql[1], s1.ql[1]);
-          qh[i] = load_halves(s0.qh, s1.qh);
-        }
-        for_each_constant<4>([&](auto g) WLLM_AVX2 {
-          const __m256i u0 = q6_codes<g.value>(ql0[0], ql1[0], qh[0]);
-          const __m256i u1 = q6_codes<g.value>(ql0[1], ql1[1], qh[1]);
-          const __m256i scale = signed_byte_in_both_halves<g.value>(scales);
-#pragma GCC unroll 4
-          for (int a = 0; a < kActs; ++a) {
-            const int8_t* xs = x[a][ib].qs + 128 * n + 32 * g.value + 4 * (4 * r + c0);
-            const __m256i pairs =
-                _mm256_add_epi16(_mm256_maddubs_epi16(u0, broadcast4(xs)), _mm256_maddubs_epi16(u1, broadcast4(xs + 4)));
-            sumi[a] = _mm256_add_epi32(sumi[a], _mm256_madd_epi16(pairs, scale));
-          }
-        });
-      }
-    }
-    // Sub-blocks 8n + 2g and 8n + 2g + 1 (quarters r = 0, 1): their scales
-    // as an int16 pair against bsums[8n + 2g], bsums[8n + 2g + 1].
-    for_each_constant<4>([&](auto g) WLLM_AVX2 {
-      const __m256i pair = _mm256_blend_epi16(signed_byte_in_both_halves<g.value>(scales_r0),
-                                              signed_byte_in_both_halves<g.value>(scales_r1), 0xAA);
-#pragma GCC unroll 4
-      for (int a = 0; a < kActs; ++a) {
-        offset[a] = _mm256_add_epi32(offset[a], _mm256_madd_epi16(pair, broadcast4(x[a][ib].bsums + 8 * n + 2 * g.value)));
-      }
-    });
-  }
-  const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.d)));
-  for (int a = 0; a < kActs; ++a) {
-    const __m256i total = _mm256_sub_epi32(sumi[a], _mm256_slli_epi32(offset[a], 5));
-    const __m256 term = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(x[a][ib].d), d), _mm256_cvtepi32_ps(total));
-    acc[8 * a + ib % 8] = _mm256_add_ps(acc[8 * a + ib % 8], term);
   }
 }
 
@@ -427,7 +331,6 @@ constexpr RepackedType kAvx2Repacked[] = {
      gemm_32_blocks<Q5_0x8i4>},
     {"q4_Kx8i4", TensorType::kQ4_K, 8, ref::repack_q4_Kx8i4, ref::unpack_q4_Kx8i4, matvec_repacked<Q4_K>,
      gemm_repacked<Q4_K>},
-    {"q6_Kx8", TensorType::kQ6_K, 8, ref::repack_q6_Kx8, ref::unpack_q6_Kx8, matvec_repacked<Q6_K>, gemm_repacked<Q6_K>},
 };
 
 }  // namespace
