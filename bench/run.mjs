@@ -1,5 +1,5 @@
 // `npm run bench [-- --quick] [--shapes a,b] [--types x,y] [--engines a,b] [--rounds N] [--node PATH]
-// [--browsers firefox,webkit] [--no-embeddings]`:
+// [--browsers firefox,webkit] [--no-twins] [--no-embeddings]`:
 // prefill and decode speed, load time and peak memory of our engine (native,
 // as wasm in Node and as wasm in headless Chromium) beside llama.cpp's native
 // build and wllama (llama.cpp as wasm) in Chromium, on synthetic models of
@@ -8,7 +8,9 @@
 // Node binary that runs ours as wasm in Node and node-llama-cpp (default: the
 // one running this script), e.g. build/node24/bin/node, whose V8 runs our
 // relaxed-SIMD build. --browsers: ours in these browser engines too (Firefox
-// ESR, WebKitGTK; bench/browser-run.mjs). --engines: only these of native,
+// ESR, WebKitGTK; bench/browser-run.mjs). --no-twins: without each
+// architecture's Llama twin (bench/models.mjs), measured beside it by default
+// for the per-byte table. --engines: only these of native,
 // node, chromium, llama.cpp, wllama (llama.cpp native, the reference, always
 // runs). Prints one JSON line per measurement, then markdown
 // tables with every engine's figures and its ratio to llama.cpp native, then a
@@ -21,7 +23,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { benchModel, cli } from './models.mjs';
+import { benchModel, cli, llamaTwin } from './models.mjs';
 
 const execFileP = promisify(execFile);
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -152,32 +154,44 @@ function estimatedSeconds(engine, { shape, type, threads }, prompt) {
   return earlier?.prefill_tok_s ? prompt / earlier.prefill_tok_s + decodeTokens / earlier.decode_tok_s : 0;
 }
 
+// Each model measured: the shape's, then (unless --no-twins) its Llama twin
+// (bench/models.mjs), which the per-byte table holds it against.
+const withTwins = !process.argv.includes('--no-twins');
+const twinName = (shape) => `${shape} (llama twin)`;
+async function modelsOf(shape, type) {
+  const models = [{ name: shape.shape, path: await benchModel(shape, type) }];
+  const twin = withTwins ? await llamaTwin(shape, type) : null;
+  if (twin) models.push({ name: twinName(shape.shape), path: twin });
+  return models;
+}
+
 for (const shape of shapes) {
   for (const type of types) {
-    const model = await benchModel(shape, type);
-    const sizeMib = statSync(model).size / 1048576;
-    for (const t of threadCounts) {
-      for (const p of promptLengths) {
-        if (p + decodeTokens > shape.ctx) continue;  // e.g. stories15M's 256-token context
-        const measured = Object.fromEntries(engines.map((e) => [e.name, []]));
-        for (let round = 1; round <= rounds; round += 1) {
-          for (const engine of engines) {
-            const estimate = estimatedSeconds(engine.name, { shape: shape.shape, type, threads: t }, p);
-            let result;
-            try {
-              if (estimate > MAX_ESTIMATED_S) throw new Error(`skipped: would take about ${Math.round(estimate / 60)} min`);
-              result = await engine.run(model, p, decodeTokens, t);
-            } catch (error) {
-              result = { error: String(error.message).split('\n')[0] };
+    for (const { name, path: model } of await modelsOf(shape, type)) {
+      const sizeMib = statSync(model).size / 1048576;
+      for (const t of threadCounts) {
+        for (const p of promptLengths) {
+          if (p + decodeTokens > shape.ctx) continue;  // e.g. stories15M's 256-token context
+          const measured = Object.fromEntries(engines.map((e) => [e.name, []]));
+          for (let round = 1; round <= rounds; round += 1) {
+            for (const engine of engines) {
+              const estimate = estimatedSeconds(engine.name, { shape: name, type, threads: t }, p);
+              let result;
+              try {
+                if (estimate > MAX_ESTIMATED_S) throw new Error(`skipped: would take about ${Math.round(estimate / 60)} min`);
+                result = await engine.run(model, p, decodeTokens, t);
+              } catch (error) {
+                result = { error: String(error.message).split('\n')[0] };
+              }
+              measured[engine.name].push(result);
+              const line = { shape: name, type, prompt: p, ...result, engine: engine.name,
+                ...(rounds > 1 && { round }) };
+              console.log(JSON.stringify(engine.inNode ? { ...line, node: measuringNodeVersion } : line));
             }
-            measured[engine.name].push(result);
-            const line = { shape: shape.shape, type, prompt: p, ...result, engine: engine.name,
-              ...(rounds > 1 && { round }) };
-            console.log(JSON.stringify(engine.inNode ? { ...line, node: measuringNodeVersion } : line));
           }
+          const results = Object.fromEntries(Object.entries(measured).map(([engineName, runs]) => [engineName, medianResult(runs)]));
+          rows.push({ shape: name, type, sizeMib, threads: t, prompt: p, results });
         }
-        const results = Object.fromEntries(Object.entries(measured).map(([name, runs]) => [name, medianResult(runs)]));
-        rows.push({ shape: shape.shape, type, sizeMib, threads: t, prompt: p, results });
       }
     }
   }
@@ -231,21 +245,21 @@ function summaryLines() {
   ];
 }
 
-// Each shape's speed per weight byte against the Llama row's (TinyLlama in
-// the same type, threads and prompt): tokens/s times file bytes, over the
-// same of TinyLlama, per engine, decode / prefill. An architecture as fast as
-// Llama at its size is 1.0x; llama.cpp's own column shows what the shape costs
-// there (small models pay fixed per-token costs a weight byte does not see).
+// Each architecture's speed against its Llama twin's (a Llama model of the
+// same weights, bench/models.mjs) in the same type, threads and prompt, per
+// weight byte (tokens/s times file bytes, over the same of the twin: the two
+// files differ by a few percent), per engine, decode / prefill. 1.0x: as fast
+// as Llama; llama.cpp's column shows what the architecture costs there.
 function perByteLines() {
-  const llamaRow = (r) => rows.find((l) => l.shape === tinyllama.shape && l.type === r.type && l.threads === r.threads &&
+  const twinRow = (r) => rows.find((l) => l.shape === twinName(r.shape) && l.type === r.type && l.threads === r.threads &&
     l.prompt === r.prompt);
-  const others = decodeRows.filter((r) => r.shape !== tinyllama.shape && llamaRow(r));
-  if (others.length === 0) return [];
+  const twinned = decodeRows.filter(twinRow);
+  if (twinned.length === 0) return [];
   const ratio = (r, l, engine, key) => fmt((r.results[engine]?.[key] * r.sizeMib) / (l.results[engine]?.[key] * l.sizeMib), 2);
-  return [`Speed per weight byte against ${tinyllama.shape} of the same type (tokens/s × MiB, ratio), decode / prefill`, '',
+  return ['Speed per weight byte against the Llama model of the same weights (tokens/s × MiB, ratio), decode / prefill', '',
     ...header(['model', 'type', 'threads']),
-    ...others.map((r) => `| ${r.shape} | ${r.type} | ${r.threads} | ` +
-      `${names.map((e) => `${ratio(r, llamaRow(r), e, 'decode_tok_s')}x / ${ratio(r, llamaRow(r), e, 'prefill_tok_s')}x`)
+    ...twinned.map((r) => `| ${r.shape} | ${r.type} | ${r.threads} | ` +
+      `${names.map((e) => `${ratio(r, twinRow(r), e, 'decode_tok_s')}x / ${ratio(r, twinRow(r), e, 'prefill_tok_s')}x`)
         .join(' | ')} |`), ''];
 }
 

@@ -48,16 +48,20 @@ Status run(int argc, char** argv) {
       break;
   }
 
-  // Tensor types: how many tensors and bytes of each.
+  // Tensor types: how many tensors and bytes of each; then the weights' count,
+  // which does not depend on the types (the size of a model as people name it).
   std::map<std::string, std::pair<int, uint64_t>> by_type;
+  int64_t n_parameters = 0;
   for (const GgufTensorInfo& t : file.tensors()) {
     auto& e = by_type[type_traits(t.type).name];
     ++e.first;
     e.second += t.n_bytes;
+    n_parameters += t.n_elements();
   }
   for (const auto& [name, e] : by_type) {
     std::printf("tensors:       %-5s %4d tensors, %.2f MiB\n", name.c_str(), e.first, mib(e.second));
   }
+  std::printf("parameters:    %lld (%.2f M)\n", static_cast<long long>(n_parameters), n_parameters / 1e6);
 
   Result<ModelConfig> config = load_config(file);
   if (config.ok()) {

@@ -49,6 +49,15 @@ describe('wasm-llm CLI in Node', () => {
     expect(isa(ours.stdout)).toBe(isa(native.stdout));
   });
 
+  it('info counts the weights', async () => {
+    // stories260K: a 512 × 64 embedding and output, 5 layers of q, k, v, o
+    // (64 × 64, 64 × 32, 64 × 32, 64 × 64), gate, up, down (64 × 172 each)
+    // and two norms, then the final norm.
+    const weights = 2 * 512 * 64 + 5 * (2 * 64 * 64 + 2 * 64 * 32 + 3 * 64 * 172 + 2 * 64) + 64;
+    const info = await run('node', ['info', '-m', modelPath]);
+    expect(info.stdout).toMatch(new RegExp(`^parameters: +${weights} \\(0\\.29 M\\)$`, 'm'));
+  });
+
   it('finds a registry model in $WASM_LLM_MODELS', async () => {
     const args = ['generate', '-p', 'Once upon a time', '-n', '30', '--temp', '0'];
     const ours = await run('node', [...args, '-m', 'stories260K'], { WASM_LLM_MODELS: path.dirname(modelPath) });
