@@ -62,9 +62,9 @@ async function modelInfo(path) {
 // shape that is Llama already.
 export async function llamaTwin(shapeDef, type) {
   const path = join(cacheDir, `${shapeDef.shape}-llama-twin-${type}.gguf`);
+  if (fresh(path)) return path;  // only other architectures have one
   const original = await modelInfo(await benchModel(shapeDef, type));
   if (original.arch === 'llama') return null;
-  if (fresh(path)) return path;
   const { dim, layers, heads, kvHeads, headDim, tied } = original;
   const synthTwin = async (ffn, out) => {
     await execFileP(cli, ['synth', '--shape', `${dim}x${layers}:${heads}/${kvHeads}:${ffn}`, '--arch', 'llama',
