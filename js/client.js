@@ -119,6 +119,7 @@ export class WorkerClient {
 
   #onMessage(msg) {
     if (msg.type === 'done' || msg.type === 'error') this.#finished(msg.id);
+    if (msg.type === 'error' && msg.error.fatal) this.#onCrash(msg);
     const entry = this.pending.get(msg.id);
     if (!entry) return;  // already settled (aborted)
     if (msg.type === 'done') this.#settle(msg.id, () => entry.resolve(msg.result));
@@ -131,6 +132,17 @@ export class WorkerClient {
         this.#abort(msg.id, error);
       }
     }
+  }
+
+  // The engine trapped (worker/serve.js): that request rejects with the
+  // worker's error, every other one (pending or later) as if the worker had
+  // died, and the worker, whose engine can do nothing more, is ended.
+  #onCrash(msg) {
+    const entry = this.pending.get(msg.id);
+    if (entry) this.#settle(msg.id, () => entry.reject(errorFromDescription(msg.error)));
+    const { message, cause } = errorFromDescription(msg.error);
+    this.#onExit('worker_failed', message, cause);
+    this.port.terminate();
   }
 
   // Tells the worker to stop request `id` and rejects it with `error` now.

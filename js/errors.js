@@ -20,7 +20,7 @@ export const ERROR_CODES = Object.freeze([
   'bad_state',         // a saved state is damaged, truncated, of another model or format, or too long for the context
   'aborted',           // the AbortSignal fired, or the consumer of a stream left its loop
   'disposed',          // the model was disposed before or while the call ran
-  'worker_failed',     // the engine worker could not start, or it died
+  'worker_failed',     // the engine worker could not start, or it died, or the engine crashed (a wasm trap)
   'internal',          // a bug: a failure nothing above describes
 ]);
 

@@ -764,7 +764,8 @@ export const DEFAULT_MODEL: string;
  * - `aborted`: the AbortSignal fired, or the consumer of a stream left its loop.
  * - `disposed`: the model was disposed before or while the call ran.
  * - `worker_failed`: the engine worker could not start (its script or the wasm binary did
- *   not load), or it died.
+ *   not load), or it died, or the engine crashed (a wasm trap): that call and every later
+ *   one on the model fail this way; load the model again.
  * - `internal`: a bug in wasm-llm; please report it.
  */
 export type ErrorCode =

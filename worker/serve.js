@@ -16,6 +16,12 @@
 //                    | {id, type: 'progress', progress} | {id, type: 'text', text}
 //                    | {id, type: 'done', result} | {id, type: 'error', error}
 // A result that is bytes (saveState's) is transferred, not copied.
+//
+// A trap in the engine (WebAssembly.RuntimeError: an out-of-bounds access, an
+// abort) stops it halfway through an operation, and its memory can no longer
+// be trusted. That request's error is `fatal` (code worker_failed); the
+// caller then ends the worker, and any request still reaching it gets the
+// same error without touching the engine.
 import { describeError } from '../js/errors.js';
 
 // post(message, transfer): sends to the caller. Returns onMessage(message)
@@ -24,6 +30,7 @@ export function serve(post, createHost) {
   const aborts = new Map();  // request id → AbortController
   let queue = Promise.resolve();
   let host = null;
+  let crash = null;  // the error description of the trap that ended the engine
 
   const handlers = {
     load: (msg, signal) =>
@@ -40,12 +47,28 @@ export function serve(post, createHost) {
   };
 
   async function handle(msg, controller) {
+    const kind = msg.type === 'load' ? 'load' : 'generation';
     try {
+      if (crash) {
+        post({ id: msg.id, type: 'error', error: { ...crash, kind } });
+        return;
+      }
       if (!handlers[msg.type]) throw new Error(`unknown request type '${msg.type}'`);
       const result = await handlers[msg.type](msg, controller.signal);
       post({ id: msg.id, type: 'done', result }, result instanceof Uint8Array ? [result.buffer] : []);
     } catch (error) {
-      post({ id: msg.id, type: 'error', error: describeError(error, msg.type === 'load' ? 'load' : 'generation') });
+      const trap = trapOf(error);
+      if (trap) {
+        crash = {
+          code: 'worker_failed',
+          message: `the engine crashed (${trap.message}); load the model again`,
+          cause: { name: trap.name, message: trap.message },
+          fatal: true,
+        };
+        post({ id: msg.id, type: 'error', error: { ...crash, kind } });
+      } else {
+        post({ id: msg.id, type: 'error', error: describeError(error, kind) });
+      }
     } finally {
       aborts.delete(msg.id);
     }
@@ -75,4 +98,12 @@ export function serve(post, createHost) {
     aborts.set(msg.id, controller);
     queue = queue.then(() => (controller.signal.aborted ? skipAborted(msg) : handle(msg, controller)));
   };
+}
+
+// The wasm trap behind `error` (itself or its cause), or null.
+function trapOf(error) {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    if (e instanceof WebAssembly.RuntimeError) return e;
+  }
+  return null;
 }

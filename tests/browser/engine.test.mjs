@@ -223,7 +223,7 @@ function streamingAndAbortTests(getTestPage) {
   });
 }
 
-describe.each(browsers)('$name', (browser) => {
+for (const browser of browsers) describe(browser.name, { retry: browser.retry }, () => {
   // WebKitGTK reports crossOriginIsolated without SharedArrayBuffer: there
   // the isolated page gets the single-thread build too.
   const isolatedVariant = browser.threads ? 'mt' : 'st';

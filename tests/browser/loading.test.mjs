@@ -72,7 +72,7 @@ function inPage(t, body, args = {}) {
   );
 }
 
-describe.each(browsers)('$name', (browser) => {
+for (const browser of browsers) describe(browser.name, { retry: browser.retry }, () => {
   let t;
   beforeAll(async () => {
     t = await openTestPage({ browser: browser.name, isolated: true });
