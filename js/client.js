@@ -138,10 +138,10 @@ export class WorkerClient {
   // worker's error, every other one (pending or later) as if the worker had
   // died, and the worker, whose engine can do nothing more, is ended.
   #onCrash(msg) {
+    const error = errorFromDescription(msg.error);
     const entry = this.pending.get(msg.id);
-    if (entry) this.#settle(msg.id, () => entry.reject(errorFromDescription(msg.error)));
-    const { message, cause } = errorFromDescription(msg.error);
-    this.#onExit('worker_failed', message, cause);
+    if (entry) this.#settle(msg.id, () => entry.reject(error));
+    this.#onExit('worker_failed', error.message, error.cause);
     this.port.terminate();
   }
 

@@ -65,10 +65,8 @@ export function serve(post, createHost) {
           cause: { name: trap.name, message: trap.message },
           fatal: true,
         };
-        post({ id: msg.id, type: 'error', error: { ...crash, kind } });
-      } else {
-        post({ id: msg.id, type: 'error', error: describeError(error, kind) });
       }
+      post({ id: msg.id, type: 'error', error: crash ? { ...crash, kind } : describeError(error, kind) });
     } finally {
       aborts.delete(msg.id);
     }

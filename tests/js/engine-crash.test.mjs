@@ -39,7 +39,7 @@ function fakeHost({ trapping = [], failing = [] } = {}) {
       onText('Once');
       return call('generate', { generatedTokens: 1 });
     },
-    tokenize: (text) => call('tokenize', [1, 2, 3]),
+    tokenize: () => call('tokenize', [1, 2, 3]),
     detokenize: () => call('detokenize', 'text'),
   };
 }
