@@ -129,9 +129,9 @@ for (const t of threadCounts) {
   console.log(JSON.stringify({ measurement: 'memory_read_bandwidth', threads: t, gb_s: r.read_gb_s }));
 }
 
-// --rounds N: every measurement N times, the engines taking turns (so a
-// slow spell of a shared machine falls on all of them), and each figure the
-// median of its N.
+// --rounds N: every measurement N times, the engines (and a shape and its
+// twin) taking turns, so a slow spell of a shared machine falls on all of
+// them; each figure the median of its N.
 const roundsFlag = process.argv.indexOf('--rounds');
 const rounds = roundsFlag < 0 ? 1 : Number(process.argv[roundsFlag + 1]);
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds takes a whole number of at least 1');
@@ -167,13 +167,13 @@ async function modelsOf(shape, type) {
 
 for (const shape of shapes) {
   for (const type of types) {
-    for (const { name, path: model } of await modelsOf(shape, type)) {
-      const sizeMib = statSync(model).size / 1048576;
-      for (const t of threadCounts) {
-        for (const p of promptLengths) {
-          if (p + decodeTokens > shape.ctx) continue;  // e.g. stories15M's 256-token context
-          const measured = Object.fromEntries(engines.map((e) => [e.name, []]));
-          for (let round = 1; round <= rounds; round += 1) {
+    const models = (await modelsOf(shape, type)).map((m) => ({ ...m, sizeMib: statSync(m.path).size / 1048576 }));
+    for (const t of threadCounts) {
+      for (const p of promptLengths) {
+        if (p + decodeTokens > shape.ctx) continue;  // e.g. stories15M's 256-token context
+        const measured = models.map(() => Object.fromEntries(engines.map((e) => [e.name, []])));
+        for (let round = 1; round <= rounds; round += 1) {
+          for (const [i, { name, path: model }] of models.entries()) {
             for (const engine of engines) {
               const estimate = estimatedSeconds(engine.name, { shape: name, type, threads: t }, p);
               let result;
@@ -183,13 +183,15 @@ for (const shape of shapes) {
               } catch (error) {
                 result = { error: String(error.message).split('\n')[0] };
               }
-              measured[engine.name].push(result);
+              measured[i][engine.name].push(result);
               const line = { shape: name, type, prompt: p, ...result, engine: engine.name,
                 ...(rounds > 1 && { round }) };
               console.log(JSON.stringify(engine.inNode ? { ...line, node: measuringNodeVersion } : line));
             }
           }
-          const results = Object.fromEntries(Object.entries(measured).map(([engineName, runs]) => [engineName, medianResult(runs)]));
+        }
+        for (const [i, { name, sizeMib }] of models.entries()) {
+          const results = Object.fromEntries(Object.entries(measured[i]).map(([engineName, runs]) => [engineName, medianResult(runs)]));
           rows.push({ shape: name, type, sizeMib, threads: t, prompt: p, results });
         }
       }

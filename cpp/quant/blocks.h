@@ -174,10 +174,11 @@ struct BlockQ6_K {
 };
 static_assert(sizeof(BlockQ6_K) == 210, "block_q6_K size");
 
-// Q6_Kx8: 8 Q6_K rows interleaved block by block for the relaxed-SIMD
-// kernels (repack.h), in the order they read it, so decode streams each block
-// forward (with ql, qh and the scales in separate regions, as the file has
-// them, the relaxed matvec ran at 6.5 GMAC/s out of cache against 26 in).
+// Q6_Kx8: 8 Q6_K rows interleaved block by block for the wasm kernels
+// (SIMD128 and relaxed SIMD; repack.h), in the order they read it, so decode
+// streams each block forward (with ql, qh and the scales in separate regions,
+// as the file has them, the relaxed matvec ran at 6.5 GMAC/s out of cache
+// against 26 in).
 // After the scales d[8], the block is [h][n][r]: half h (rows 4h..4h+3),
 // part n (elements 128n..128n+127), quarter r (chunks c = 4r..4r+3). Each
 // holds 4 steps, step c: ql[0] and ql[1] = bytes 64n + 4c.. and 64n + 32 + 4c..

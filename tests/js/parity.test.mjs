@@ -69,15 +69,15 @@ describe.each(architectures)('$arch', (row) => {
 
 // The wasm build repacks q4_0 matrices at load (cpp/quant/repack.h), so the
 // q4_0 case above runs its own kernels: check it really does (the 28 layer
-// matrices; the q4_0 embeddings are read row by row and the output is q6_K,
-// which only the relaxed-SIMD build repacks), and that the native build keeps
-// the file's layout for both (its AVX2 kernels repack q4_K and q5_0 only).
+// matrices and the q6_K output; the q4_0 embeddings are read row by row), and
+// that the native build keeps the file's layout for both (its AVX2 kernels
+// repack q4_K and q5_0 only).
 it('the wasm build repacks the q4_0 matrices of that model at load; the native build does not', async () => {
   const model = await syntheticModel('q4_0');
   const bench = ['bench', '-m', model, '-p', '4', '-n', '2', '-t', '1'];
   const wasm = JSON.parse((await execFileP(process.execPath, [join(repoRoot, 'js/node/cli.js'), ...bench])).stdout);
   const native = JSON.parse((await runCli(bench)).stdout);
   expect(wasm.kernels).toBe(nodeKernels);
-  expect(wasm.repacked_tensors).toBe(4 * 7 + (nodeKernels === 'relaxed' ? 1 : 0));
+  expect(wasm.repacked_tensors).toBe(4 * 7 + 1);
   expect(native.repacked_tensors).toBe(0);
 });

@@ -16,10 +16,11 @@
 // the same. In Chromium, SIMD128 -> relaxed kernels of the same build
 // (WLLM_KERNELS=simd128 bash bench/kernels.sh chromium, then without), GMAC/s:
 // q4_0 rows × 64 activations 34 -> 60, × 1 28 -> 40; q4_K 28 -> 64, 29 -> 43.
-// Q6_K, which SIMD128 reads in the file's layout, goes into Q6_Kx8 (blocks.h)
-// for these kernels: 17 -> 45 and 10.5 -> 31. Q5_0 (Q5_0x8i4) takes its
-// fifth bits from a per-half vector: × 64 activations 20 -> 43 (1536 × 576,
-// smollm2's), × 1 unchanged at 23 (the bits cost what the dots save). A Q8_0
+// Q6_K rows go into Q6_Kx8 (blocks.h) as for SIMD128, one relaxed dot taking
+// the place of two i16 dots (against SIMD128 in the file's layout: 17 -> 45
+// and 10.5 -> 31). Q5_0 (Q5_0x8i4) takes its fifth bits from a per-half
+// vector: × 64 activations 20 -> 43 (1536 × 576, smollm2's), × 1 unchanged
+// at 23 (the bits cost what the dots save). A Q8_0
 // layout (the activation split by sign so that the weights' signed bytes go
 // in as they are, two relaxed dots per 16 products) gained 3-6%: not kept.
 #include "quant/kernels.h"
@@ -216,94 +217,28 @@ struct Q4_Kx8i4Format {
   }
 };
 
-// A Q8_K activation block for Q6_Kx8: its 256 bytes, −32 times each
-// 16-element sub-block's sum (where that sub-block's sums start), its scale.
-struct PreparedQ6Act {
+// A Q8_K activation block for Q6_Kx8Format (repacked_driver.h): its 256
+// bytes as they are, the relaxed dot's first operand.
+struct PreparedQ6Bytes {
   v128_t q[16];
   int32_t minus_32_sums[16];
   float d;
-};
 
-// Q6_Kx8 against Q8_K: Σ_j sc_j·Σ (code − 32)·x over the 16 sub-blocks, each
-// sub-block's sum starting at −32·Σx. Step c of part n (blocks.h) makes 4
-// code vectors, elements 128n + 32g + 4c.. (g = 0..3, sub-block 8n + 2g +
-// c / 4), each code the ql nibble and 2 qh bits moved to bits 4..5, against
-// the activation's bytes there splatted. So a quarter keeps 4 independent
-// sums per activation, then meets the 4 sub-blocks' scales stored after it.
-struct Q6_Kx8Format {
-  using Packed = BlockQ6_Kx8;
-  using Act = BlockQ8_K;
-  using Prepared = PreparedQ6Act;
-  static constexpr int kBlock = kQK_K;
-  // Activations per gemm tile (rows × 64 activations in Chromium, GMAC/s:
-  // 2: 34-42, 3: 45, 4: 34).
-  static constexpr int kGemmActs = 3;
-
-  static void prepare(const BlockQ8_K* x, int64_t count, Prepared* out) {
-    for (int64_t ib = 0; ib < count; ++ib) {
-      for (int k = 0; k < 16; ++k) out[ib].q[k] = wasm_v128_load(x[ib].qs + 16 * k);
-      for (int j = 0; j < 16; ++j) out[ib].minus_32_sums[j] = -32 * x[ib].bsums[j];
-      out[ib].d = x[ib].d;
-    }
+  static void prepare_bytes(const BlockQ8_K& x, PreparedQ6Bytes& out) {
+    for (int k = 0; k < 16; ++k) out.q[k] = wasm_v128_load(x.qs + 16 * k);
   }
-
-  // Step i's 4 code vectors: the ql nibble, and the qh bits moved to bits
-  // 4..5 (the 16-bit shifts carry bits across bytes only where the masks
-  // drop them).
-  static void codes(const Packed::Step& step, v128_t out[4]) {
-    const v128_t low = wasm_v128_load(step.ql[0]), high = wasm_v128_load(step.ql[1]);
-    const v128_t top = wasm_v128_load(step.qh);
-    const v128_t nibble = wasm_i8x16_splat(15), bits = wasm_i8x16_splat(0x30);
-    out[0] = wasm_v128_or(wasm_v128_and(low, nibble), wasm_v128_and(wasm_i16x8_shl(top, 4), bits));
-    out[1] = wasm_v128_or(wasm_v128_and(high, nibble), wasm_v128_and(wasm_i16x8_shl(top, 2), bits));
-    out[2] = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(low, 4), nibble), wasm_v128_and(top, bits));
-    out[3] = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(high, 4), nibble),
-                          wasm_v128_and(wasm_u16x8_shr(top, 2), bits));
-  }
-
-  template <int kActs>
-  static void add_blocks(const Packed* w, const Prepared* const* x, int64_t c0, int64_t c1, v128_t acc[][2][8]) {
-    for (int64_t ib = c0; ib < c1; ++ib) {
-      const Packed& b = w[ib];
-      v128_t dw[2];
-      f16x8_to_f32(wasm_v128_load(b.d), &dw[0], &dw[1]);
-      for (int h = 0; h < 2; ++h) {
-        v128_t sumi[kActs];
-        for (v128_t& v : sumi) v = wasm_i32x4_splat(0);
-        for (int n = 0; n < 2; ++n) {
-          for (int r = 0; r < 2; ++r) {
-            const Packed::Quarter& quarter = b.quarters[h][n][r];
-            v128_t sum[kActs][4];
-            for (int a = 0; a < kActs; ++a) {
-              for (int g = 0; g < 4; ++g) sum[a][g] = wasm_i32x4_splat(x[a][ib - c0].minus_32_sums[8 * n + 2 * g + r]);
-            }
-            for (int i = 0; i < 4; ++i) {
-              v128_t codes_of[4];
-              codes(quarter.steps[i], codes_of);
-              for (int a = 0; a < kActs; ++a) {
-                const uint8_t* q = reinterpret_cast<const uint8_t*>(x[a][ib - c0].q) + 128 * n + 4 * (4 * r + i);
-                for (int g = 0; g < 4; ++g) {
-                  sum[a][g] =
-                      wasm_i32x4_relaxed_dot_i8x16_i7x16_add(wasm_v128_load32_splat(q + 32 * g), codes_of[g], sum[a][g]);
-                }
-              }
-            }
-            for (int g = 0; g < 4; ++g) {  // the 4 rows' scales of sub-block 8n + 2g + r, as int32 lanes
-              const v128_t sc =
-                  wasm_i32x4_extend_low_i16x8(wasm_i16x8_extend_low_i8x16(wasm_v128_load32_zero(quarter.scales[g])));
-              for (int a = 0; a < kActs; ++a) sumi[a] = wasm_i32x4_add(sumi[a], wasm_i32x4_mul(sum[a][g], sc));
-            }
-          }
-        }
-        for (int a = 0; a < kActs; ++a) {
-          const v128_t dx = wasm_f32x4_splat(x[a][ib - c0].d);
-          const v128_t term = wasm_f32x4_mul(wasm_f32x4_mul(dx, dw[h]), wasm_f32x4_convert_i32x4(sumi[a]));
-          acc[a][h][ib % 8] = wasm_f32x4_add(acc[a][h][ib % 8], term);
-        }
-      }
-    }
+  // Adds the products of a code vector (row k's codes of elements e..e+3 at
+  // bytes 4k..4k+3) into each row's lane: the activation's 4 bytes there,
+  // splatted, in one relaxed dot.
+  static v128_t add(const PreparedQ6Bytes& p, int e, v128_t codes, v128_t sum) {
+    return wasm_i32x4_relaxed_dot_i8x16_i7x16_add(
+        wasm_v128_load32_splat(reinterpret_cast<const uint8_t*>(p.q) + e), codes, sum);
   }
 };
+
+// Activations per gemm tile (rows × 64 activations in Chromium, GMAC/s:
+// 2: 34-42, 3: 45, 4: 34).
+using RelaxedQ6_Kx8 = Q6_Kx8Format<PreparedQ6Bytes, 3>;
 
 constexpr RepackedType kRelaxedRepacked[] = {
     {"q4_0x8i4", TensorType::kQ4_0, 8, ref::repack_q4_0x8i4, ref::unpack_q4_0x8i4,
@@ -312,8 +247,8 @@ constexpr RepackedType kRelaxedRepacked[] = {
      matvec_8_rows<UnsignedCodesFormat<Q5_0x8i4Layout>>, gemm_8_rows<UnsignedCodesFormat<Q5_0x8i4Layout>>},
     {"q4_Kx8i4", TensorType::kQ4_K, 8, ref::repack_q4_Kx8i4, ref::unpack_q4_Kx8i4, matvec_8_rows<Q4_Kx8i4Format>,
      gemm_8_rows<Q4_Kx8i4Format>},
-    {"q6_Kx8", TensorType::kQ6_K, 8, ref::repack_q6_Kx8, ref::unpack_q6_Kx8, matvec_8_rows<Q6_Kx8Format>,
-     gemm_8_rows<Q6_Kx8Format>},
+    {"q6_Kx8", TensorType::kQ6_K, 8, ref::repack_q6_Kx8, ref::unpack_q6_Kx8, matvec_8_rows<RelaxedQ6_Kx8>,
+     gemm_8_rows<RelaxedQ6_Kx8>},
 };
 
 }  // namespace

@@ -11,7 +11,9 @@
 //                                   first block) against kActs prepared
 //                                   activations into acc[a][h][block % 8],
 //                                   lane k of half h holding row 4h + k
-// Included by one .cpp per ISA; everything here is internal to it.
+// Also the Q6_Kx8 format, which both ISAs share but for how an activation's
+// bytes meet a code vector. Included by one .cpp per ISA; everything here is
+// internal to it.
 #pragma once
 
 #include <wasm_simd128.h>
@@ -63,6 +65,71 @@ void run_groups(int64_t nb, const uint8_t* rows, int64_t row_stride, int n_group
     }
   }
 }
+
+// Q6_Kx8 (blocks.h) against Q8_K, for SIMD128 and relaxed SIMD alike:
+// Σ_j sc_j·Σ (code − 32)·x over the 16 sub-blocks, each sub-block's sum
+// starting at −32·Σx. Step c of part n makes 4 code vectors
+// (q6_Kx8_codes): elements 128n + 32g + 4c.. (g = 0..3, sub-block 8n + 2g +
+// c / 4), which the ISA's prepared activation adds into the 4 rows' lanes
+// (PreparedBlock::add; prepare_bytes lays the activation out for it). So a
+// quarter keeps 4 independent sums per activation, then meets the 4
+// sub-blocks' scales stored after it.
+template <typename PreparedBlock, int kActsPerTile>
+struct Q6_Kx8Format {
+  using Packed = BlockQ6_Kx8;
+  using Act = BlockQ8_K;
+  using Prepared = PreparedBlock;
+  static constexpr int kBlock = kQK_K;
+  static constexpr int kGemmActs = kActsPerTile;
+
+  static void prepare(const BlockQ8_K* x, int64_t count, Prepared* out) {
+    for (int64_t ib = 0; ib < count; ++ib) {
+      Prepared::prepare_bytes(x[ib], out[ib]);
+      for (int j = 0; j < 16; ++j) out[ib].minus_32_sums[j] = -32 * x[ib].bsums[j];
+      out[ib].d = x[ib].d;
+    }
+  }
+
+  template <int kActs>
+  static void add_blocks(const Packed* w, const Prepared* const* x, int64_t c0, int64_t c1, v128_t acc[][2][8]) {
+    for (int64_t ib = c0; ib < c1; ++ib) {
+      const Packed& b = w[ib];
+      v128_t dw[2];
+      f16x8_to_f32(wasm_v128_load(b.d), &dw[0], &dw[1]);
+      for (int h = 0; h < 2; ++h) {
+        v128_t sumi[kActs];
+        for (v128_t& v : sumi) v = wasm_i32x4_splat(0);
+        for (int n = 0; n < 2; ++n) {
+          for (int r = 0; r < 2; ++r) {
+            const Packed::Quarter& quarter = b.quarters[h][n][r];
+            v128_t sum[kActs][4];
+            for (int a = 0; a < kActs; ++a) {
+              for (int g = 0; g < 4; ++g) sum[a][g] = wasm_i32x4_splat(x[a][ib - c0].minus_32_sums[8 * n + 2 * g + r]);
+            }
+            for (int i = 0; i < 4; ++i) {
+              v128_t codes_of[4];
+              q6_Kx8_codes(quarter.steps[i], codes_of);
+              for (int a = 0; a < kActs; ++a) {
+                const int e = 128 * n + 4 * (4 * r + i);
+                for (int g = 0; g < 4; ++g) sum[a][g] = Prepared::add(x[a][ib - c0], e + 32 * g, codes_of[g], sum[a][g]);
+              }
+            }
+            for (int g = 0; g < 4; ++g) {  // the 4 rows' scales of sub-block 8n + 2g + r, as int32 lanes
+              const v128_t sc =
+                  wasm_i32x4_extend_low_i16x8(wasm_i16x8_extend_low_i8x16(wasm_v128_load32_zero(quarter.scales[g])));
+              for (int a = 0; a < kActs; ++a) sumi[a] = wasm_i32x4_add(sumi[a], wasm_i32x4_mul(sum[a][g], sc));
+            }
+          }
+        }
+        for (int a = 0; a < kActs; ++a) {
+          const v128_t dx = wasm_f32x4_splat(x[a][ib - c0].d);
+          const v128_t term = wasm_f32x4_mul(wasm_f32x4_mul(dx, dw[h]), wasm_f32x4_convert_i32x4(sumi[a]));
+          acc[a][h][ib % 8] = wasm_f32x4_add(acc[a][h][ib % 8], term);
+        }
+      }
+    }
+  }
+};
 
 // Decode: the rows against one activation.
 template <typename Format>

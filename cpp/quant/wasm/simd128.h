@@ -381,6 +381,22 @@ inline v128_t q4_Kx8_min_total(const v128_t pairs[4], const int16_t sums[8]) {
   return total;
 }
 
+// ---- Q6_Kx8 (blocks.h): a step's codes ------------------------------------------
+// Step i's 4 code vectors (vector g: bytes 4k..4k+3 hold row k's codes of
+// elements 128n + 32g + 4c..), each code the ql nibble and the 2 qh bits
+// moved to bits 4..5 (the 16-bit shifts carry bits across bytes only where
+// the masks drop them). The repacked Q6_K kernels of SIMD128 and relaxed
+// SIMD both read them.
+inline void q6_Kx8_codes(const BlockQ6_Kx8::Step& step, v128_t out[4]) {
+  const v128_t low = wasm_v128_load(step.ql[0]), high = wasm_v128_load(step.ql[1]);
+  const v128_t top = wasm_v128_load(step.qh);
+  const v128_t nibble = wasm_i8x16_splat(15), bits = wasm_i8x16_splat(0x30);
+  out[0] = wasm_v128_or(wasm_v128_and(low, nibble), wasm_v128_and(wasm_i16x8_shl(top, 4), bits));
+  out[1] = wasm_v128_or(wasm_v128_and(high, nibble), wasm_v128_and(wasm_i16x8_shl(top, 2), bits));
+  out[2] = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(low, 4), nibble), wasm_v128_and(top, bits));
+  out[3] = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(high, 4), nibble), wasm_v128_and(wasm_u16x8_shr(top, 2), bits));
+}
+
 // The activation quantizers (act_quant_simd128.cpp).
 void from_float_q8_0_simd128(const float* src, void* dst, int64_t n);
 void from_float_q8_K_simd128(const float* src, void* dst, int64_t n);
