@@ -129,9 +129,10 @@ for (const t of threadCounts) {
   console.log(JSON.stringify({ measurement: 'memory_read_bandwidth', threads: t, gb_s: r.read_gb_s }));
 }
 
-// --rounds N: every measurement N times, the engines (and a shape and its
-// twin) taking turns, so a slow spell of a shared machine falls on all of
-// them; each figure the median of its N.
+// --rounds N: every measurement N times, the engines taking turns, so a
+// slow spell of a shared machine falls on all of them; each figure the
+// median of its N. Within an engine's turn a shape and its twin run one
+// right after the other: the per-byte table compares those two.
 const roundsFlag = process.argv.indexOf('--rounds');
 const rounds = roundsFlag < 0 ? 1 : Number(process.argv[roundsFlag + 1]);
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds takes a whole number of at least 1');
@@ -173,8 +174,8 @@ for (const shape of shapes) {
         if (p + decodeTokens > shape.ctx) continue;  // e.g. stories15M's 256-token context
         const measured = models.map(() => Object.fromEntries(engines.map((e) => [e.name, []])));
         for (let round = 1; round <= rounds; round += 1) {
-          for (const [i, { name, path: model }] of models.entries()) {
-            for (const engine of engines) {
+          for (const engine of engines) {
+            for (const [i, { name, path: model }] of models.entries()) {
               const estimate = estimatedSeconds(engine.name, { shape: name, type, threads: t }, p);
               let result;
               try {
@@ -192,7 +193,7 @@ for (const shape of shapes) {
         }
         for (const [i, { name, sizeMib }] of models.entries()) {
           const results = Object.fromEntries(Object.entries(measured[i]).map(([engineName, runs]) => [engineName, medianResult(runs)]));
-          rows.push({ shape: name, type, sizeMib, threads: t, prompt: p, results });
+          rows.push({ shape: name, type, sizeMib, threads: t, prompt: p, results, runs: measured[i] });
         }
       }
     }
@@ -257,7 +258,11 @@ function perByteLines() {
     l.prompt === r.prompt);
   const twinned = decodeRows.filter(twinRow);
   if (twinned.length === 0) return [];
-  const ratio = (r, l, engine, key) => fmt((r.results[engine]?.[key] * r.sizeMib) / (l.results[engine]?.[key] * l.sizeMib), 2);
+  // The median of the rounds' ratios: each round ran the two back to back.
+  const ratio = (r, l, engine, key) => {
+    const pairs = (r.runs[engine] ?? []).map((run, i) => (run[key] * r.sizeMib) / (l.runs[engine]?.[i]?.[key] * l.sizeMib));
+    return fmt(pairs.some((x) => !Number.isFinite(x)) || pairs.length === 0 ? NaN : median(pairs), 2);
+  };
   return ['Speed per weight byte against the Llama model of the same weights (tokens/s × MiB, ratio), decode / prefill', '',
     ...header(['model', 'type', 'threads']),
     ...twinned.map((r) => `| ${r.shape} | ${r.type} | ${r.threads} | ` +

@@ -20,9 +20,9 @@
 // the place of two i16 dots (against SIMD128 in the file's layout: 17 -> 45
 // and 10.5 -> 31). Q5_0 (Q5_0x8i4) takes its fifth bits from a per-half
 // vector: × 64 activations 20 -> 43 (1536 × 576, smollm2's), × 1 unchanged
-// at 23 (the bits cost what the dots save). A Q8_0
-// layout (the activation split by sign so that the weights' signed bytes go
-// in as they are, two relaxed dots per 16 products) gained 3-6%: not kept.
+// at 23 (the bits cost what the dots save). A Q8_0 layout (the activation
+// split by sign so that the weights' signed bytes go in as they are, two
+// relaxed dots per 16 products) gained 3-6%: not kept.
 #include "quant/kernels.h"
 
 #if defined(__wasm_relaxed_simd__)

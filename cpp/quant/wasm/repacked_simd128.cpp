@@ -3,9 +3,9 @@
 // (blocks.h). Each vector holds 4 rows, one per lane: a chunk of a block (2
 // bytes of each of the 4 rows, widened to 8 int16 as it loads; Q5_0x8: 2
 // words of each) meets the activation's matching 2 elements (splatted) in
-// i32x4.dot_i16x8, which adds each row's products into that row's own lane. So a block's 4 row sums
-// come out in one vector with no horizontal reduction, and the 8 rows' scales
-// are one 16-byte load. The arithmetic per row is the dot's (traits.h): exact
+// i32x4.dot_i16x8, which adds each row's products into that row's own lane.
+// So a block's 4 row sums come out in one vector with no horizontal
+// reduction, and the 8 rows' scales are one 16-byte load. The arithmetic per row is the dot's (traits.h): exact
 // int32 block sums, the block's float term into lane block % 8, the
 // reference's final reduction.
 #include "quant/kernels.h"
