@@ -39,7 +39,11 @@ export const nodePlatform = {
   startWorker(variant, threads, relaxedSimd) {
     const worker = new Worker(new URL('../../worker/node-worker.js', import.meta.url), {
       workerData: { variant, threads, relaxedSimd },
-      execArgv: workerExecArgv(process.execArgv),
+      // None of the parent's Node options: new Worker refuses per-process ones
+      // (--max-old-space-size, --expose-gc, --input-type, ...), V8 flags are
+      // process-wide anyway, and the engine's own code needs no loader or
+      // --experimental flag.
+      execArgv: [],
     });
     return {
       post: (message, transfer) => worker.postMessage(message, transfer),
@@ -87,18 +91,6 @@ export const nodePlatform = {
     return new FsModelCache(defaultCacheDir());
   },
 };
-
-// The parent's Node options a worker can take. A worker inherits them, but
-// one started from a file refuses --input-type (set by `node --input-type=module`
-// for code on stdin or in -e), so it would fail to start.
-export function workerExecArgv(execArgv) {
-  const out = [];
-  for (let i = 0; i < execArgv.length; i++) {
-    if (execArgv[i] === '--input-type') i++;  // and its value
-    else if (!execArgv[i].startsWith('--input-type=')) out.push(execArgv[i]);
-  }
-  return out;
-}
 
 function knownNames() {
   return Object.keys(MODELS).join(', ');

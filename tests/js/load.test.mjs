@@ -97,19 +97,34 @@ describe('LLM.load sources', () => {
 });
 
 describe('LLM.load in every kind of Node script', () => {
-  // `node --input-type=module` runs code from stdin or -e; the worker must not inherit that flag.
-  it.each([['stdin', []], ['-e', ['-e']]])('loads under node --input-type=module with the code on %s', async (_, flag) => {
-    const code = `
-      import { LLM } from ${JSON.stringify(path.join(repoRoot, 'js/index.js'))};
-      const llm = await LLM.load(${JSON.stringify(modelPath)}, { threads: 1 });
-      console.log(JSON.stringify(await llm.generate(${JSON.stringify(prompt)}, ${JSON.stringify(greedy)})));
-      await llm.dispose();`;
-    const stdout = await new Promise((resolve, reject) => {
-      const child = execFile(process.execPath, ['--input-type=module', ...flag, ...(flag.length ? [code] : [])],
-        (error, out, err) => (error ? reject(new Error(err || error.message)) : resolve(out)));
-      child.stdin.end(flag.length ? '' : code);
+  const code = `
+    import { LLM } from ${JSON.stringify(path.join(repoRoot, 'js/index.js'))};
+    const llm = await LLM.load(${JSON.stringify(modelPath)}, { threads: 1 });
+    console.log(JSON.stringify(await llm.generate(${JSON.stringify(prompt)}, ${JSON.stringify(greedy)})));
+    await llm.dispose();`;
+
+  // What `node ...args` prints, with `stdin` on its standard input.
+  function runNode(args, stdin = '') {
+    return new Promise((resolve, reject) => {
+      const child = execFile(process.execPath, args, (error, out, err) => (error ? reject(new Error(err || error.message)) : resolve(out)));
+      child.stdin.end(stdin);
     });
-    expect(JSON.parse(stdout)).toBe(expected);
+  }
+
+  // The engine's worker takes none of the script's Node options: a worker
+  // refuses per-process ones, and LLM.load would fail.
+  it.each([
+    ['--max-old-space-size=2048'], ['--expose-gc'], ['--stack-size=2000'], ['--max-semi-space-size=16'],
+    ['--enable-source-maps'], ['--no-warnings'], ['--experimental-vm-modules', '--max-old-space-size=1024'],
+  ])('loads under node %s script.mjs', async (...flags) => {
+    const script = path.join(tmpDir, 'script.mjs');
+    fs.writeFileSync(script, code);
+    expect(JSON.parse(await runNode([...flags, script]))).toBe(expected);
+  });
+
+  // `node --input-type=module` runs code from stdin or -e.
+  it.each([['stdin', []], ['-e', ['-e', code]]])('loads under node --input-type=module with the code on %s', async (_, args) => {
+    expect(JSON.parse(await runNode(['--input-type=module', ...args], args.length ? '' : code))).toBe(expected);
   });
 });
 
