@@ -134,7 +134,7 @@ async function chatTurns(llm) {
   for (let turn = 0; turn < TURNS.length; turn++) {
     const upTo = messages.slice(0, 2 + 2 * turn);  // the system message, the turns before and this one's words
     const reply = await llm.chat(upTo, { ...options, cachePrompt: false, onStats: (s) => fresh.push(s) });
-    if (reply !== messages[2 + 2 * turn].content) throw new Error(`turn ${turn + 1}: another reply without reuse`);
+    if (reply.content !== messages[2 + 2 * turn].content) throw new Error(`turn ${turn + 1}: another reply without reuse`);
   }
   const sum = (stats) => ({
     prompt: stats.reduce((n, s) => n + s.promptTokens, 0),

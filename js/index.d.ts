@@ -91,6 +91,21 @@ export interface JsonSchemaFormat {
   strict?: boolean;
 }
 
+/**
+ * Output valid against a JSON Schema, in the shape of OpenAI's Chat Completions
+ * `response_format`: the schema (absent: any JSON value) inside `json_schema`.
+ */
+export interface ResponseJsonSchemaFormat {
+  type: 'json_schema';
+  json_schema: {
+    /** Informational, as are description and strict (the schema is always enforced). */
+    name?: string;
+    description?: string;
+    schema?: JsonSchema;
+    strict?: boolean | null;
+  };
+}
+
 export interface GenerateOptions {
   /**
    * Tokens to generate at most (default 256). Integer options are range-checked: anything else
@@ -111,7 +126,10 @@ export interface GenerateOptions {
   repeatLastN?: number;
   frequencyPenalty?: number;
   presencePenalty?: number;
-  /** The draws are a pure function of the seed: an integer from 0 to 2^53 − 1 (default 0). */
+  /**
+   * The draws are a pure function of the seed: an integer from 0 to 2^53 − 1. Default: a new
+   * random seed for each call, reported in the stats (`stats.seed`) to repeat a result.
+   */
   seed?: number;
   /** Generation ends before any of these strings; they are not part of the output. */
   stop?: string | string[];
@@ -120,14 +138,15 @@ export interface GenerateOptions {
   /** Control-token text in the prompt becomes control tokens (default true). */
   parseSpecial?: boolean;
   /**
-   * Constrain the output to JSON: 'json' any JSON value, 'json_object' a JSON object, or a
-   * value valid against a JSON Schema. Tokens that cannot continue it are never sampled, the
+   * Constrain the output to JSON: 'json' any JSON value, 'json_object' (or OpenAI's
+   * `{ type: 'json_object' }`) a JSON object, or a value valid against a JSON Schema (given
+   * directly, or in OpenAI's `response_format` shape). Tokens that cannot continue it are never sampled, the
    * end of generation only where the value is complete, and generation ends when nothing can
    * follow. Output cut short by maxTokens is incomplete (stopReason 'max_tokens'). A schema
    * the engine cannot enforce rejects the call before generating, with a GenerationError that
    * names the keyword and where it is in the schema.
    */
-  format?: 'json' | 'json_object' | JsonSchemaFormat;
+  format?: 'json' | 'json_object' | { type: 'json_object' } | JsonSchemaFormat | ResponseJsonSchemaFormat;
   /**
    * A GBNF grammar (llama.cpp's format, grammars/README.md): the output must match its `root`
    * rule. Token references (<[id]>, <text>) are not supported. Excludes `format`. A bad
@@ -230,11 +249,12 @@ export interface ToolCall {
   arguments: Record<string, unknown>;
 }
 
-/** What chat() resolves to with tools: an assistant message, to push onto the conversation. */
+/** What chat() resolves to: the assistant's message, to push onto the conversation. */
 export interface ChatReply {
   role: 'assistant';
-  /** The text besides the calls ('' when there is none). */
+  /** The reply's text: with tools, the text besides the calls ('' when there is none). */
   content: string;
+  /** The calls the model made: [] without tools. */
   toolCalls: ToolCall[];
 }
 
@@ -256,28 +276,53 @@ export interface ToolOptions {
 
 export type ChatOptions = GenerateOptions & ToolOptions;
 
-/** chat()'s options with tools given: then it resolves to a ChatReply. */
+/** chat()'s options with tools given. */
 export interface ToolChatOptions extends GenerateOptions, ToolOptions {
   tools: readonly Tool[];
 }
 
-/** chatStream()'s return value with tools: the stats and the reply's calls. */
+/** chatStream()'s return value: the stats and the reply's calls. */
 export type ToolChatStats = GenerationStats & { toolCalls: ToolCall[] };
+
+/**
+ * What stream() returns: the text as it is produced, for `for await`. Leaving the loop early
+ * aborts the generation. The iterator's return value (the `value` of its last result,
+ * `done: true`) is the stats.
+ */
+export interface GenerationStream extends AsyncGenerator<string, GenerationStats, undefined> {
+  /**
+   * The stats, once the loop has run the generation to its end; rejects as the loop does (an
+   * error, or AbortError when the loop is left early). Unobserved, it never reports an
+   * unhandled rejection.
+   */
+  readonly stats: Promise<GenerationStats>;
+}
+
+/**
+ * What chatStream() returns: the reply's text as it is produced (a tool call's text is not
+ * yielded). The iterator returns the stats with the reply's toolCalls.
+ */
+export interface ChatStream extends AsyncGenerator<string, ToolChatStats, undefined> {
+  /** As GenerationStream's. */
+  readonly stats: Promise<GenerationStats>;
+  /** The whole reply, as chat() resolves to it, once the loop has run the generation to its end. */
+  readonly reply: Promise<ChatReply>;
+}
 
 /**
  * llm.chat: chat() itself, and `llm.chat.completions.create()`, the OpenAI SDK's and WebLLM's
  * spelling of createChatCompletion().
  */
 export interface ChatFunction {
-  /** The reply with its tool calls. */
-  (messages: readonly ChatMessage[], options: ToolChatOptions): Promise<ChatReply>;
-  /** The assistant's reply to the conversation, formatted with the model's chat template. */
-  (messages: readonly ChatMessage[], options?: GenerateOptions & { tools?: undefined }): Promise<string>;
-  (messages: readonly ChatMessage[], options?: ChatOptions): Promise<string | ChatReply>;
+  /**
+   * The assistant's reply to the conversation, formatted with the model's chat template:
+   * `{ role: 'assistant', content, toolCalls }` (toolCalls [] unless `tools` let the model call some).
+   */
+  (messages: readonly ChatMessage[], options?: ChatOptions): Promise<ChatReply>;
   readonly completions: { create: LLM['createChatCompletion'] };
 }
 
-/** The figures of one generation: `onStats`, or the value a stream returns. */
+/** The figures of one generation: `onStats`, a stream's `stats`, or the value a stream returns. */
 export interface GenerationStats {
   promptTokens: number;
   /**
@@ -294,6 +339,8 @@ export interface GenerationStats {
   stopReason: 'max_tokens' | 'end_of_generation' | 'stop_string' | 'context_full';
   /** Engine threads that ran work during the generation (each counts its own tasks). */
   threadsUsed: number;
+  /** The seed the generation sampled with (the `seed` option, else a random one): pass it to repeat the text. */
+  seed: number;
 }
 
 export interface BenchResult {
@@ -420,29 +467,15 @@ export class LLM {
    * (an unknown option, a value of the wrong type) is a TypeError or RangeError.
    */
   generate(prompt: string, options?: GenerateOptions): Promise<string>;
+  /** The continuation as it is produced, with its stats (`stream.stats`). */
+  stream(prompt: string, options?: GenerateOptions): GenerationStream;
   /**
-   * The continuation as it is produced; leaving the loop early aborts the generation. The
-   * iterator's return value (the `value` of its last result, `done: true`) is the stats.
-   */
-  stream(prompt: string, options?: GenerateOptions): AsyncGenerator<string, GenerationStats, undefined>;
-  /**
-   * The assistant's reply to the conversation, formatted with the model's chat template; with
-   * `tools`, the reply as a ChatReply (onToken then gets the content's pieces only).
+   * The assistant's reply to the conversation, formatted with the model's chat template: a
+   * ChatReply (with `tools`, onToken gets the content's pieces only).
    */
   readonly chat: ChatFunction;
-  /**
-   * chat() as an async iterator of text pieces, returning the stats as stream() does; with
-   * `tools`, the content's pieces (a call's text is not yielded), returning the stats and the calls.
-   */
-  chatStream(
-    messages: readonly ChatMessage[], options: ToolChatOptions,
-  ): AsyncGenerator<string, ToolChatStats, undefined>;
-  chatStream(
-    messages: readonly ChatMessage[], options?: GenerateOptions & { tools?: undefined },
-  ): AsyncGenerator<string, GenerationStats, undefined>;
-  chatStream(
-    messages: readonly ChatMessage[], options?: ChatOptions,
-  ): AsyncGenerator<string, GenerationStats | ToolChatStats, undefined>;
+  /** chat()'s reply as it is produced, with `stream.stats` and `stream.reply`. */
+  chatStream(messages: readonly ChatMessage[], options?: ChatOptions): ChatStream;
   /**
    * An OpenAI-style chat completion (OpenAI's API, WebLLM): the ChatCompletion, or with
    * `stream: true` an async iterable of chunks. Rejects with code 'unsupported' for a
@@ -562,7 +595,7 @@ export type ResponseFormat =
   | { type: 'text' }
   /** WebLLM's spelling of a schema: `schema` as JSON text (or an object). */
   | { type: 'json_object'; schema?: string | JsonSchema }
-  | { type: 'json_schema'; json_schema: { name?: string; description?: string; schema?: JsonSchema; strict?: boolean | null } }
+  | ResponseJsonSchemaFormat
   /** WebLLM's: a GBNF grammar. */
   | { type: 'grammar'; grammar: string };
 
@@ -718,25 +751,15 @@ export interface ChatSession {
   /** The conversation so far (a copy). */
   readonly messages: ChatMessage[];
   /**
-   * The assistant's reply to `message` (a string is the user's) after the conversation so far.
-   * Turns run one after another, in call order; the message and the reply join the
-   * conversation when the reply is complete (a failed or aborted turn leaves it as it was).
-   * With `tools`, the reply is a ChatReply and joins the conversation with its calls; send
-   * each call's result back as `{ role: 'tool', toolCallId, content }`.
+   * The assistant's reply to `message` (a string is the user's) after the conversation so far,
+   * as llm.chat() resolves to it. Turns run one after another, in call order; the message and
+   * the reply join the conversation when the reply is complete (a failed or aborted turn
+   * leaves it as it was). With `tools`, the reply joins with its calls; send each call's
+   * result back as `{ role: 'tool', toolCallId, content }`.
    */
-  chat(message: string | ChatMessage, options: ToolChatOptions): Promise<ChatReply>;
-  chat(message: string | ChatMessage, options?: GenerateOptions & { tools?: undefined }): Promise<string>;
-  chat(message: string | ChatMessage, options?: ChatOptions): Promise<string | ChatReply>;
-  /** chat() as an async iterator of text pieces, returning the stats as llm.chatStream() does. */
-  chatStream(
-    message: string | ChatMessage, options: ToolChatOptions,
-  ): AsyncGenerator<string, ToolChatStats, undefined>;
-  chatStream(
-    message: string | ChatMessage, options?: GenerateOptions & { tools?: undefined },
-  ): AsyncGenerator<string, GenerationStats, undefined>;
-  chatStream(
-    message: string | ChatMessage, options?: ChatOptions,
-  ): AsyncGenerator<string, GenerationStats | ToolChatStats, undefined>;
+  chat(message: string | ChatMessage, options?: ChatOptions): Promise<ChatReply>;
+  /** chat() as llm.chatStream() streams it, with `stream.stats` and `stream.reply`. */
+  chatStream(message: string | ChatMessage, options?: ChatOptions): ChatStream;
 }
 
 /** Models known by name. */

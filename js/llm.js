@@ -83,9 +83,13 @@ export class LLM {
   }
 
   // Like generate(), as an async iterator of text pieces; it returns the
-  // generation's stats. Leaving the loop early aborts the generation.
+  // generation's stats, which stream.stats (a promise) also gives a plain
+  // `for await` loop. Leaving the loop early aborts the generation.
   stream(prompt, options = {}) {
-    const run = async (onToken, signal) => (await this.#generate(prompt, { ...options, onToken, signal })).stats;
+    const run = async (onToken, signal) => {
+      const { stats } = await this.#generate(prompt, { ...options, onToken, signal });
+      return { returns: stats, stats };
+    };
     return streamOf(run, options.signal);
   }
 
@@ -102,13 +106,14 @@ export class LLM {
     });
     const { signal, onToken, onStats } = options;
     let text = '';
-    const stats = await this.client.request('generate', { prompt, options: engineOptions }, {
+    const engineStats = await this.client.request('generate', { prompt, options: engineOptions }, {
       signal,
       onEvent: (msg) => {
         text += msg.text;
         onToken?.(msg.text);
       },
     });
+    const stats = { ...engineStats, seed: engineOptions.seed };
     onStats?.(stats);
     return { text, stats };
   }
@@ -126,39 +131,55 @@ export class LLM {
     });
   }
 
-  // The assistant's reply to `messages`; options as generate()'s. With
-  // `tools`: the reply {role, content, toolCalls} (js/tool-calls.js).
+  // The assistant's reply to `messages`, a message to push onto them:
+  // {role: 'assistant', content, toolCalls}, toolCalls [] unless `tools`
+  // let the model call some (js/tool-calls.js). Options as generate()'s.
   chat(messages, options = {}) {
-    if (usesTools(options)) return this.#toolChat(messages, options);
-    return this.generate(...this.#chatPrompt(messages, options));
+    return this.#chatTurn(messages, options)(options.onToken, options.signal).then(({ reply }) => reply);
   }
 
-  // The reply as an async iterator of text pieces, returning the stats
-  // (with `tools`: the content's pieces, returning the stats and toolCalls).
+  // The reply's content as an async iterator of text pieces (a tool call's
+  // text is not yielded); stream.stats and stream.reply (promises) give the
+  // stats and the reply message, and the iterator returns the stats with
+  // the reply's toolCalls.
   chatStream(messages, options = {}) {
-    if (usesTools(options)) {
-      const run = (onContent, signal) => this.#toolChat(messages, { ...options, signal }, onContent);
-      return streamOf(run, options.signal);
-    }
-    return this.stream(...this.#chatPrompt(messages, options));
+    const turn = this.#chatTurn(messages, options);
+    const run = async (onContent, signal) => {
+      const { reply, stats } = await turn(onContent, signal);
+      return { returns: { ...stats, toolCalls: reply.toolCalls }, stats, reply };
+    };
+    return streamOf(run, options.signal, ['stats', 'reply']);
   }
 
-  // chat() with tools: the reply, or (streaming, onContent given) the stats
-  // and the reply's toolCalls.
-  async #toolChat(messages, options, onContent = null) {
+  // A chat turn, to run: (onContent, signal) => Promise<{reply, stats}>.
+  // Without tools the prompt is formatted now, so bad messages throw at the
+  // call; with tools, when it runs.
+  #chatTurn(messages, options) {
+    if (usesTools(options)) {
+      return (onContent, signal) => this.#toolChat(messages, { ...options, onToken: onContent, signal });
+    }
+    const [prompt, generate] = this.#chatPrompt(messages, options);
+    return async (onToken, signal) => {
+      const { text, stats } = await this.#generate(prompt, { ...generate, onToken, signal });
+      return { reply: { role: 'assistant', content: text, toolCalls: [] }, stats };
+    };
+  }
+
+  // A chat turn with tools: {reply, stats}; options.onToken gets the
+  // reply's content as it streams.
+  async #toolChat(messages, options) {
     const { tools, toolChoice, parallelToolCalls, ...rest } = options;
     const chat = checkArguments(() => {
       checkOptionNames(options, CHAT_OPTIONS, 'chat');
       if (tools === undefined) throw new TypeError('toolChoice and parallelToolCalls need tools');
       return new ToolChat(this.chatFormatter, messages, { tools, toolChoice, parallelToolCalls });
     });
-    const filter = chat.contentFilter((piece) => (onContent ?? rest.onToken)?.(piece));
+    const filter = chat.contentFilter((piece) => rest.onToken?.(piece));
     const [prompt, generate] = this.#chatPrompt(messages, { ...rest, onToken: (piece) => filter.push(piece) }, chat.prompt);
     const { text, stats } = await this.#generate(prompt, generate, chat.constraint).catch((e) => {
       throw chat.explainError(e);
     });
-    const reply = filter.finish(text);
-    return onContent ? { ...stats, toolCalls: reply.toolCalls } : reply;
+    return { reply: filter.finish(text), stats };
   }
 
   #chatPrompt(messages, options, prompt = this.formatChat(messages)) {

@@ -6,6 +6,7 @@
 // logprobs, ...) is an error with code 'unsupported', never ignored, and an
 // unknown one is a TypeError, as for the other calls.
 import { GenerationError, checkArguments } from './errors.js';
+import { generateOptions } from './options.js';
 import {
   CHAT_COMPLETION_PARAMETERS, COMPLETION_PARAMETERS, EMBEDDING_PARAMETERS, checkOptionNames,
 } from './option-names.js';
@@ -26,7 +27,7 @@ const UNSUPPORTED = ['metadata', 'service_tier', 'modalities', 'audio', 'predict
 
 // llm.createChatCompletion(request, {signal}).
 export async function createChatCompletion(llm, request, { signal } = {}) {
-  const { messages, options, tooled, stream, includeUsage } = checkArguments(() => {
+  const { messages, options, stream, includeUsage } = checkArguments(() => {
     checkRequest(request, CHAT_COMPLETION_PARAMETERS, 'chat completion');
     if (request.max_tokens != null && request.max_completion_tokens != null) {
       throw new TypeError('give max_tokens or max_completion_tokens, not both');
@@ -40,18 +41,18 @@ export async function createChatCompletion(llm, request, { signal } = {}) {
       ...commonOptions(llm, request, request.max_completion_tokens ?? request.max_tokens, signal),
       ...responseFormat(request.response_format),
     };
+    generateOptions(options);  // bad values fail here, not at a stream's first chunk
     if (tools !== undefined) {
       options.tools = tools;
       if (request.tool_choice != null) options.toolChoice = request.tool_choice;
       if (request.parallel_tool_calls != null) options.parallelToolCalls = request.parallel_tool_calls;
     }
-    return { messages: chatMessages(request.messages), options, tooled: tools !== undefined, ...streaming(request) };
+    return { messages: chatMessages(request.messages), options, ...streaming(request) };
   });
   const head = { id: newId('chatcmpl-'), created: Math.floor(Date.now() / 1000), model: modelName(llm) };
   if (stream) return chatChunks(llm, messages, options, head, includeUsage);
   let stats;
-  const reply = await llm.chat(messages, { ...options, onStats: (s) => (stats = s) });
-  const { content, toolCalls } = tooled ? reply : { content: reply, toolCalls: [] };
+  const { content, toolCalls } = await llm.chat(messages, { ...options, onStats: (s) => (stats = s) });
   const message = { role: 'assistant', content: toolCalls.length > 0 && content === '' ? null : content };
   if (toolCalls.length > 0) message.tool_calls = toolCalls.map(openAiToolCall);
   return {
@@ -130,8 +131,9 @@ function base64Floats(vector) {
 async function* chatChunks(llm, messages, options, head, includeUsage) {
   const chunk = chunkMaker(head, 'chat.completion.chunk', includeUsage);
   yield chunk({ delta: { role: 'assistant', content: '' } });
-  const stats = yield* relay(llm.chatStream(messages, options), (piece) => chunk({ delta: { content: piece } }));
-  const toolCalls = stats.toolCalls ?? [];
+  const stream = llm.chatStream(messages, options);
+  const stats = yield* relay(stream, (piece) => chunk({ delta: { content: piece } }));
+  const { toolCalls } = await stream.reply;
   if (toolCalls.length > 0) {
     yield chunk({ delta: { tool_calls: toolCalls.map((call, index) => ({ index, ...openAiToolCall(call) })) } });
   }
@@ -204,8 +206,8 @@ function commonOptions(llm, request, maxTokens, signal) {
   // No limit given: as many tokens as the context holds.
   options.maxTokens = maxTokens ?? llm.info.contextSize;
   if (request.stop != null) options.stop = request.stop;
-  // No seed: a different one each time, as OpenAI's API samples.
-  options.seed = request.seed ?? Math.floor(Math.random() * 2 ** 32);
+  // No seed: generate() draws a new one each time, as OpenAI's API samples.
+  if (request.seed != null) options.seed = request.seed;
   if (signal !== undefined) options.signal = signal;
   return options;
 }
@@ -220,22 +222,16 @@ function streaming(request) {
   return { stream: Boolean(stream), includeUsage: Boolean(streamOptions?.include_usage) };
 }
 
-// The format option for a response_format: {type: 'text' | 'json_object' |
-// 'json_schema', json_schema: {name, schema, strict, description}}, and
-// WebLLM's json_object with a `schema` (a JSON string) and {type: 'grammar', grammar}.
+// The options for a response_format: 'text' none; 'json_object' and
+// 'json_schema' are the `format` option as they are (js/options.js reads
+// OpenAI's shape); WebLLM's json_object with a `schema` (a JSON string) and
+// its {type: 'grammar', grammar} are converted here.
 function responseFormat(format) {
   if (format == null || format.type === 'text') return {};
-  if (format.type === 'json_object') {
-    if (format.schema === undefined) return { format: 'json_object' };
+  if (format.type === 'json_object' && format.schema !== undefined) {
     return { format: { type: 'json_schema', schema: typeof format.schema === 'string' ? parseJson(format.schema, 'response_format.schema') : format.schema } };
   }
-  if (format.type === 'json_schema') {
-    const spec = format.json_schema;
-    if (spec === null || typeof spec !== 'object') throw new TypeError('response_format.json_schema must be {name, schema}');
-    checkOptionNames(spec, ['name', 'schema', 'strict', 'description'], 'response_format.json_schema');
-    const { name, schema = true, strict } = spec;
-    return { format: { type: 'json_schema', schema, ...(name === undefined ? {} : { name }), ...(strict == null ? {} : { strict }) } };
-  }
+  if (format.type === 'json_object' || format.type === 'json_schema') return { format };
   if (format.type === 'grammar') return { grammar: format.grammar };
   throw new TypeError("response_format.type must be 'text', 'json_object', 'json_schema' or 'grammar'");
 }

@@ -22,7 +22,9 @@ export function checkInteger(name, value, [min, max]) {
   }
 }
 
-// What the worker needs of LLM.generate's options (signal and onToken stay here).
+// What the worker needs of LLM.generate's options (signal and onToken stay
+// here). Without a seed each call draws its own, so sampled text differs
+// from call to call; the stats report it, to reproduce one.
 export function generateOptions(options) {
   const out = {};
   for (const key of GENERATE_NUMBERS) {
@@ -33,6 +35,7 @@ export function generateOptions(options) {
     if (GENERATE_INTEGERS[key]) checkInteger(key, options[key], GENERATE_INTEGERS[key]);
     out[key] = options[key];
   }
+  out.seed ??= randomSeed();
   if (options.stop !== undefined) {
     const stop = typeof options.stop === 'string' ? [options.stop] : options.stop;
     if (!Array.isArray(stop) || !stop.every((s) => typeof s === 'string')) {
@@ -48,7 +51,14 @@ export function generateOptions(options) {
   return out;
 }
 
-const FORMAT_KEYS = new Set(['type', 'schema', 'name', 'strict']);
+// A seed from the whole range the engine takes, [0, 2^53 − 1]. Math.random
+// where there is no Web Crypto (Node 18 without a flag): a seed is no secret.
+export function randomSeed() {
+  const [high, low] = globalThis.crypto?.getRandomValues
+    ? globalThis.crypto.getRandomValues(new Uint32Array(2))
+    : [Math.random() * 2 ** 32, Math.random() * 2 ** 32].map(Math.floor);
+  return (high % 2 ** 21) * 2 ** 32 + low;
+}
 
 // The engine's output constraint {kind, text} for the `format` and `grammar`
 // options (the engine compiles it, and names a bad rule or schema keyword).
@@ -62,27 +72,50 @@ function outputConstraint(format, grammar) {
   }
   if (format === undefined) return undefined;
   if (format === 'json' || format === 'json_object') return { kind: format, text: '' };
+  if (format?.type === 'json_object' && Object.keys(format).length === 1) return { kind: 'json_object', text: '' };
   if (format === null || typeof format !== 'object' || format.type !== 'json_schema') {
-    throw new TypeError("format must be 'json', 'json_object' or { type: 'json_schema', schema }");
+    throw new TypeError("format must be 'json', 'json_object', { type: 'json_object' }, { type: 'json_schema', schema } "
+      + "or OpenAI's { type: 'json_schema', json_schema: { name, schema, strict } }");
   }
-  for (const key of Object.keys(format)) {
-    if (!FORMAT_KEYS.has(key)) {
-      throw new TypeError(`format has an unknown key '${key}' (it takes type, schema, name and strict)`);
+  return { kind: 'json_schema', text: schemaText(jsonSchemaFormat(format)) };
+}
+
+// {schema, name, strict} of a json_schema format: the schema given directly
+// ({type, schema, name, strict}: OpenAI's Responses API shape) or in
+// `json_schema` ({type, json_schema: {name, schema, strict, description}}:
+// OpenAI's Chat Completions response_format, whose schema may be absent: any JSON).
+function jsonSchemaFormat(format) {
+  const openAi = 'json_schema' in format;
+  const [where, spec, keys] = openAi
+    ? ['format.json_schema', format.json_schema, ['name', 'schema', 'strict', 'description']]
+    : ['format', format, ['type', 'schema', 'name', 'strict']];
+  if (openAi) {
+    const other = Object.keys(format).find((key) => key !== 'type' && key !== 'json_schema');
+    if (other !== undefined) throw new TypeError(`format has an unknown key '${other}' beside json_schema (it takes type and json_schema)`);
+    if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) {
+      throw new TypeError('format.json_schema must be { name, schema, strict }');
     }
   }
-  const { schema, name, strict } = format;
+  for (const key of Object.keys(spec)) {
+    if (!keys.includes(key)) throw new TypeError(`${where} has an unknown key '${key}' (it takes ${keys.join(', ')})`);
+  }
+  const { schema = openAi ? true : undefined, name, strict, description } = spec;
   if (typeof schema !== 'boolean' && (schema === null || typeof schema !== 'object' || Array.isArray(schema))) {
-    throw new TypeError('format.schema must be a JSON schema: an object or a boolean');
+    throw new TypeError(`${where}.schema must be a JSON schema: an object or a boolean`);
   }
-  if (name !== undefined && typeof name !== 'string') throw new TypeError('format.name must be a string');
-  if (strict !== undefined && typeof strict !== 'boolean') throw new TypeError('format.strict must be a boolean');
-  let text;
+  if (name !== undefined && typeof name !== 'string') throw new TypeError(`${where}.name must be a string`);
+  if (description !== undefined && typeof description !== 'string') throw new TypeError(`${where}.description must be a string`);
+  // OpenAI's null: not given.
+  if (strict != null && typeof strict !== 'boolean') throw new TypeError(`${where}.strict must be a boolean`);
+  return { schema, where };
+}
+
+function schemaText({ schema, where }) {
   try {
-    text = JSON.stringify(schema);
+    return JSON.stringify(schema);
   } catch (error) {
-    throw new TypeError(`format.schema cannot be written as JSON: ${error.message}`, { cause: error });
+    throw new TypeError(`${where}.schema cannot be written as JSON: ${error.message}`, { cause: error });
   }
-  return { kind: 'json_schema', text };
 }
 
 // LLM.load's options with defaults applied. defaultThreads: the platform's.

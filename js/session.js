@@ -28,19 +28,20 @@ export class ChatSession {
   }
 
   // The assistant's reply to `message` (a string: the user's words; or a
-  // {role, content} message) after the conversation so far; options as
-  // llm.chat()'s (with `tools`, the reply is {role, content, toolCalls} and
-  // joins the conversation with its calls; the tools' results are then
-  // chat()ed as {role: 'tool', toolCallId, content} messages). Turns run one after another, in call order. The message
-  // and the reply join the conversation when the reply is complete; a turn
-  // that fails or is aborted leaves the conversation as it was.
+  // {role, content} message) after the conversation so far: the message
+  // {role: 'assistant', content, toolCalls} as llm.chat() resolves to it,
+  // with its options. With `tools`, the calls join the conversation with the
+  // reply; send their results as {role: 'tool', toolCallId, content}
+  // messages. Turns run one after another, in call order. The message and
+  // the reply join the conversation when the reply is complete; a turn that
+  // fails or is aborted leaves the conversation as it was.
   async chat(message, options = {}) {
     return this.#turn(message, (messages) => this.#llm.chat(messages, options));
   }
 
-  // chat() as an async iterator of text pieces, returning the stats as
-  // llm.chatStream() does (with `tools`, also the reply's toolCalls);
-  // leaving the loop early aborts the turn.
+  // chat() as llm.chatStream() streams it: an async iterator of the reply's
+  // text pieces, with stream.stats and stream.reply (promises); leaving the
+  // loop early aborts the turn.
   chatStream(message, options = {}) {
     return streamOf(async (onToken, signal) => {
       let stats;
@@ -49,8 +50,8 @@ export class ChatSession {
         options.onStats?.(s);
       };
       const reply = await this.#turn(message, (messages) => this.#llm.chat(messages, { ...options, onToken, onStats, signal }));
-      return typeof reply === 'string' ? stats : { ...stats, toolCalls: reply.toolCalls };
-    }, options.signal);
+      return { returns: { ...stats, toolCalls: reply.toolCalls }, stats, reply };
+    }, options.signal, ['stats', 'reply']);
   }
 
   // Runs reply(messages) once the turns before it have ended; if it
@@ -59,9 +60,8 @@ export class ChatSession {
     const next = toMessage(message);  // a bad message fails now, not in a later turn
     const run = this.#turns.then(async () => {
       const messages = [...this.#messages, next];
-      const answer = await reply(messages);  // a string, or a ChatReply with tools
-      const said = typeof answer === 'string' ? { role: 'assistant', content: answer } : { ...answer };
-      this.#messages = [...messages, said];
+      const answer = await reply(messages);
+      this.#messages = [...messages, { ...answer }];
       return answer;
     });
     this.#turns = run.catch(() => {});

@@ -286,10 +286,10 @@ describe('cross-origin isolated page: the threaded build', () => {
       try {
         const options = { temperature: 0, maxTokens: 24 };
         return {
-          first: await llm.chat(log.slice(0, 1), options),
-          second: await llm.chat(log.slice(0, 3), options),
-          secondAlone: await llm.chat(log.slice(2, 3), options),
-          secondWithoutCache: await llm.chat(log.slice(0, 3), { ...options, cachePrompt: false }),
+          first: (await llm.chat(log.slice(0, 1), options)).content,
+          second: (await llm.chat(log.slice(0, 3), options)).content,
+          secondAlone: (await llm.chat(log.slice(2, 3), options)).content,
+          secondWithoutCache: (await llm.chat(log.slice(0, 3), { ...options, cachePrompt: false })).content,
           firstPromptTokens: (await llm.tokenize(llm.formatChat(log.slice(0, 1)))).length,
           secondTurnTokens: (await llm.tokenize(llm.formatChat(log.slice(0, 3)))).length,
         };
@@ -338,7 +338,7 @@ describe('cross-origin isolated page: the threaded build', () => {
       const llm = await LLM.load(url, { threads: 1 });
       try {
         const format = { type: 'json_schema', schema };
-        return await llm.chat([{ role: 'user', content: 'Who is the hero?' }], { format, temperature: 0.8, seed: 5, maxTokens: 120, topK: 40, topP: 0.95 });
+        return (await llm.chat([{ role: 'user', content: 'Who is the hero?' }], { format, temperature: 0.8, seed: 5, maxTokens: 120, topK: 40, topP: 0.95 })).content;
       } finally {
         await llm.dispose();
       }

@@ -95,7 +95,7 @@ function sessionTurns(page, url) {
         const reply = await session.chat(words, { ...options, onStats: (s) => (stats = s) });
         const fresh = await llm.chat(asked, { ...options, cachePrompt: false });
         // (The cache holds this turn's prompt and reply again, as after the session's turn.)
-        turns.push({ reply, fresh, promptTokens: stats.promptTokens, cachedTokens: stats.cachedTokens });
+        turns.push({ reply: reply.content, fresh: fresh.content, promptTokens: stats.promptTokens, cachedTokens: stats.cachedTokens });
       }
       return { turns, messages: session.messages.length };
     } finally {

@@ -64,7 +64,7 @@ describe('chat', () => {
     const tokens = await templated.tokenize(prompt, { addSpecial: false });
     expect(tokens.filter((t) => t === 1)).toEqual([1]);  // the template's BOS, once
     const options = { maxTokens: 30, temperature: 0 };
-    const reply = await templated.chat(messages, options);
+    const { content: reply } = await templated.chat(messages, options);
     expect(reply.length).toBeGreaterThan(0);
     expect(reply).toBe(await templated.generate(prompt, { ...options, addSpecial: false }));
     let streamed = '';
@@ -74,7 +74,7 @@ describe('chat', () => {
 
   it('adds BOS for a template that does not write it; stops at the ChatML markers and the caller\'s stops', async () => {
     const options = { maxTokens: 20, temperature: 0 };
-    const reply = await plain.chat(messages.slice(0, 2), options);
+    const { content: reply } = await plain.chat(messages.slice(0, 2), options);
     expect(reply).toBe(await plain.generate(plain.formatChat(messages.slice(0, 2)),
       { ...options, stop: ['<|im_end|>', '<|im_start|>'] }));
     // The caller's stop strings still apply beside the markers.
@@ -83,7 +83,7 @@ describe('chat', () => {
     const cut = free.split(' ')[3];  // a word the reply is known to contain
     let stats;
     const onStats = (s) => (stats = s);
-    const stopped = await plain.chat(messages.slice(0, 2), { maxTokens: 60, temperature: 0, stop: cut, onStats });
+    const { content: stopped } = await plain.chat(messages.slice(0, 2), { maxTokens: 60, temperature: 0, stop: cut, onStats });
     expect(stopped).toBe(free.slice(0, free.indexOf(cut)));
     expect(stats.stopReason).toBe('stop_string');
   });

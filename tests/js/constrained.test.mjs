@@ -84,12 +84,31 @@ describe('errors and other entry points', () => {
     await expect(llm.generate(PROMPT, { grammar: '' })).rejects.toThrow('grammar must be a non-empty string');
     await expect(llm.generate(PROMPT, { format: { type: 'json_schema', schema: 'string' } })).rejects.toThrow(
       'format.schema must be a JSON schema');
-    await expect(llm.generate(PROMPT, { format: { type: 'json_schema', json_schema: {} } })).rejects.toThrow(
-      "format has an unknown key 'json_schema'");
+    await expect(llm.generate(PROMPT, { format: { type: 'json_schema', schema: {}, json_schema: {} } })).rejects.toThrow(
+      "format has an unknown key 'schema' beside json_schema");
+    await expect(llm.generate(PROMPT, { format: { type: 'json_schema', json_schema: { schemas: {} } } })).rejects.toThrow(
+      "format.json_schema has an unknown key 'schemas'");
+    await expect(llm.generate(PROMPT, { format: { type: 'json_schema', json_schema: { schema: 'string' } } })).rejects.toThrow(
+      'format.json_schema.schema must be a JSON schema');
+    await expect(llm.generate(PROMPT, { format: { type: 'json_object', schema: {} } })).rejects.toThrow(TypeError);
     const cyclic = { type: 'object' };
     cyclic.properties = { self: cyclic };
     await expect(llm.generate(PROMPT, { format: { type: 'json_schema', schema: cyclic } })).rejects.toThrow(
       'format.schema cannot be written as JSON');
+  });
+
+  it('takes OpenAI\'s response_format shapes as the format, with the same output', async () => {
+    const schema = { type: 'object', properties: { a: { type: 'integer', minimum: 0, maximum: 9 } }, required: ['a'] };
+    const sampled = { seed: 5, maxTokens: 40, temperature: 0.8 };
+    const direct = await llm.generate(PROMPT, { ...sampled, format: { type: 'json_schema', schema } });
+    expect(await llm.generate(PROMPT, {
+      ...sampled, format: { type: 'json_schema', json_schema: { name: 'digit', description: 'a digit', schema, strict: true } },
+    })).toBe(direct);
+    expect(await llm.generate(PROMPT, { ...sampled, format: { type: 'json_object' } }))
+      .toBe(await llm.generate(PROMPT, { ...sampled, format: 'json_object' }));
+    // No schema: any JSON value, as OpenAI's json_schema without one.
+    expect(await llm.generate(PROMPT, { ...sampled, format: { type: 'json_schema', json_schema: { name: 'any' } } }))
+      .toBe(await llm.generate(PROMPT, { ...sampled, format: { type: 'json_schema', schema: true } }));
   });
 
   it('a bad grammar or an unsupported schema keyword rejects before generating, naming where', async () => {
@@ -129,7 +148,7 @@ describe('errors and other entry points', () => {
     const format = { type: 'json_schema', schema, name: 'digit', strict: true };
     let stats;
     const onStats = (s) => (stats = s);
-    const reply = await llm.chat([{ role: 'user', content: 'A digit?' }], { format, seed: 3, maxTokens: 40, onStats });
+    const { content: reply } = await llm.chat([{ role: 'user', content: 'A digit?' }], { format, seed: 3, maxTokens: 40, onStats });
     expect(stats.stopReason).toBe('end_of_generation');
     expect(JSON.parse(reply).a).toBeGreaterThanOrEqual(0);
     let streamed = '';

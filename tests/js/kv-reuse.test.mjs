@@ -112,7 +112,7 @@ describe('sessions', () => {
     await fresh?.dispose();
   });
 
-  const expectedReply = (messages) => fresh.chat(messages, { ...options, cachePrompt: false });
+  const expectedReply = async (messages) => (await fresh.chat(messages, { ...options, cachePrompt: false })).content;
 
   it('remember the conversation; each turn evaluates only its new tokens', async () => {
     const session = llm.session({ messages: [system] });
@@ -122,11 +122,11 @@ describe('sessions', () => {
       let stats;
       const history = session.messages;
       const reply = i % 2 === 0
-        ? await session.chat(words, { ...options, onStats: (s) => (stats = s) })
+        ? (await session.chat(words, { ...options, onStats: (s) => (stats = s) })).content
         : await collect(session.chatStream(words, options), (s) => (stats = s));
       expect(reply).toBe(await expectedReply([...history, { role: 'user', content: words }]));
       expect(session.messages).toEqual([
-        ...history, { role: 'user', content: words }, { role: 'assistant', content: reply },
+        ...history, { role: 'user', content: words }, { role: 'assistant', content: reply, toolCalls: [] },
       ]);
       // The turns before were in the cache: at least the last turn's prompt.
       expect(stats.cachedTokens).toBeGreaterThanOrEqual(i === 0 ? 0 : previousPrompt);
@@ -142,7 +142,7 @@ describe('sessions', () => {
     for (const [session, words] of [[a, 'A dog.'], [b, 'A bird.'], [a, 'Was it happy?'], [b, 'Did it fly?']]) {
       let stats;
       const history = session.messages;
-      const reply = await session.chat(words, { ...options, onStats: (s) => (stats = s) });
+      const { content: reply } = await session.chat(words, { ...options, onStats: (s) => (stats = s) });
       expect(reply).toBe(await expectedReply([...history, { role: 'user', content: words }]));
       expect(stats.cachedTokens).toBeGreaterThanOrEqual(systemTokens - 1);
     }
@@ -153,7 +153,7 @@ describe('sessions', () => {
   it('turns run in call order; a failed or aborted turn leaves the conversation as it was', async () => {
     const session = llm.session();
     const [first, second] = await Promise.all([session.chat('One.', options), session.chat('Two.', options)]);
-    expect(session.messages.map((m) => m.content)).toEqual(['One.', first, 'Two.', second]);
+    expect(session.messages.map((m) => m.content)).toEqual(['One.', first.content, 'Two.', second.content]);
     const before = session.messages;
     const controller = new AbortController();
     controller.abort();

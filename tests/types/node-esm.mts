@@ -63,6 +63,11 @@ const generateOptions = {
   },
 } satisfies Required<Omit<GenerateOptions, 'grammar'>>;
 const grammarOptions = { grammar: 'root ::= "yes" | "no"' } satisfies GenerateOptions;
+// OpenAI's response_format shapes, as the format option.
+await llm.generate('{', { format: { type: 'json_object' } });
+await llm.generate('{', { format: { type: 'json_schema', json_schema: { name: 'p', schema: { type: 'object' }, strict: null } } });
+// @ts-expect-error: the schema goes in json_schema or beside type, not as json_schema's name
+await llm.generate('{', { format: { type: 'json_schema', json_schema: { name: 1 } } });
 
 const text: string = await llm.generate('Once upon a time', generateOptions);
 const answer: string = await llm.generate('Is it?', grammarOptions);
@@ -80,21 +85,32 @@ for (let r = await pieces.next(); ; r = await pieces.next()) {
   const piece: string = r.value;
   console.log(piece);
 }
-for await (const piece of llm.chatStream([{ role: 'user', content: 'Hi' }], { maxTokens: 8 })) console.log(piece);
-const reply: string = await llm.chat([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }]);
-console.log(reply);
+// A plain loop reaches the stats through stream.stats; the seed repeats a sampled text.
+const sampled = llm.stream('Once upon a time', { maxTokens: 20, temperature: 0.8 });
+for await (const piece of sampled) console.log(piece);
+const sampledStats: GenerationStats = await sampled.stats;
+await llm.generate('Once upon a time', { maxTokens: 20, temperature: 0.8, seed: sampledStats.seed });
+const chatPieces = llm.chatStream([{ role: 'user', content: 'Hi' }], { maxTokens: 8 });
+for await (const piece of chatPieces) console.log(piece);
+const streamedReply: ChatReply = await chatPieces.reply;
+console.log(streamedReply.content, (await chatPieces.stats).generatedTokens);
+const reply: ChatReply = await llm.chat([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }]);
+console.log(reply.content, reply.toolCalls.length);
+// @ts-expect-error: chat() resolves to the reply message, not its text
+const replyText: string = await llm.chat([{ role: 'user', content: 'Hi' }]);
 
 // A conversation that remembers: each turn evaluates only its new tokens.
 const system: ChatMessage = { role: 'system', content: 'Be brief.' };
 const sessionOptions = { messages: [system] } satisfies Required<SessionOptions>;
 const session: ChatSession = llm.session(sessionOptions);
-const first: string = await session.chat('Hi', { maxTokens: 16 });
-const second: string = await session.chat({ role: 'user', content: 'And then?' }, {
+const first: ChatReply = await session.chat('Hi', { maxTokens: 16 });
+const second: ChatReply = await session.chat({ role: 'user', content: 'And then?' }, {
   onStats: (s) => console.log(s.cachedTokens),
 });
-for await (const piece of session.chatStream('Go on.', { maxTokens: 8 })) console.log(piece);
+const turn = session.chatStream('Go on.', { maxTokens: 8 });
+for await (const piece of turn) console.log(piece);
 const history: ChatMessage[] = session.messages;
-console.log(first, second, history.length);
+console.log(first.content, second.content, history.length, (await turn.reply).content, (await turn.stats).seed);
 // @ts-expect-error: the history is read-only
 session.messages = [];
 

@@ -89,7 +89,7 @@ async function run(input: HTMLInputElement): Promise<void> {
       await writable.close();
       await llm.loadState(await handle.getFile());
       const chat = llm.session();
-      console.log(await chat.chat('Hi'), chat.messages.length);
+      console.log((await chat.chat('Hi')).content, chat.messages.length);
       await llm.dispose();
     } catch (error) {
       if (error instanceof AbortError) continue;
