@@ -27,11 +27,15 @@ beforeAll(async () => {
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function node(file, source) {
+async function node(file, source, flags = []) {
   fs.writeFileSync(path.join(dir, file), source);
-  const { stdout } = await execFileP(process.execPath, [file], { cwd: dir, env: { ...process.env, MODEL: modelPath } });
+  const { stdout } = await execFileP(process.execPath, [...flags, file], { cwd: dir, env: { ...process.env, MODEL: modelPath } });
   return stdout;
 }
+
+// Whether this Node can require() an ES module, and can be told not to (as Node before 20.19 and 22.12).
+const requiresEsm = Boolean(process.features.require_module);
+const canRefuseRequireEsm = process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module');
 
 describe('the packed package', () => {
   it('holds the runtime and no sources or tests', () => {
@@ -67,6 +71,46 @@ describe('the packed package', () => {
       });
     `);
     expect(out).toBe(await nativeContinuation(prompt, ['-n', '40', '--temp', '0.7', '--seed', '3']));
+  });
+
+  it.runIf(requiresEsm)('gives CommonJS the whole API where Node can require() an ES module', async () => {
+    const out = await node('whole.cjs', `
+      const { LLM, LLMError, LoadError, MODELS, DEFAULT_MODEL, api } = require('wasm-llm');
+      (async () => {
+        const esm = await api();
+        const failure = await LLM.load('/no/such/model.gguf').catch((e) => e);
+        const llm = await LLM.load(process.env.MODEL, { threads: 1 });
+        const reply = await llm.chat([{ role: 'user', content: 'Hi' }], { maxTokens: 4, temperature: 0 });
+        await llm.dispose();
+        console.log(JSON.stringify({
+          same: LLM === esm.LLM && LLMError === esm.LLMError, notFound: failure instanceof LoadError && failure instanceof LLMError,
+          cache: Array.isArray(await LLM.cache.list()), model: MODELS[DEFAULT_MODEL].file, role: reply.role,
+        }));
+      })();
+    `);
+    expect(JSON.parse(out)).toEqual({ same: true, notFound: true, cache: true, model: 'stories260K.gguf', role: 'assistant' });
+  });
+
+  it.runIf(canRefuseRequireEsm)('on a Node that cannot require() an ES module: LLM.load and api(), and the rest says what it needs', async () => {
+    const out = await node('older.cjs', `
+      const wasmLlm = require('wasm-llm');
+      (async () => {
+        const llm = await wasmLlm.LLM.load(process.env.MODEL, { threads: 1 });
+        const text = await llm.generate('Once', { maxTokens: 4, temperature: 0 });
+        await llm.dispose();
+        const { LLMError } = await wasmLlm.api();
+        let message;
+        try {
+          wasmLlm.LLMError;
+        } catch (error) {
+          message = error.message;
+        }
+        console.log(JSON.stringify({ keys: Object.keys(wasmLlm).sort(), text: typeof text, api: typeof LLMError, message }));
+      })();
+    `, ['--no-experimental-require-module']);
+    const result = JSON.parse(out);
+    expect(result).toMatchObject({ keys: ['LLM', 'api'], text: 'string', api: 'function' });
+    expect(result.message).toMatch(/needs Node 20\.19, 22\.12 or later.*api\(\)\)\.LLMError/);
   });
 
   it('runs the wasm-llm command', async () => {

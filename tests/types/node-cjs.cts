@@ -1,5 +1,6 @@
-// The API from a CommonJS module, typed: LLM.load directly, the rest through
-// api(); errors branched on by code, which needs no class. Type-checked, never run.
+// The API from a CommonJS module, typed: the whole API from require() (Node
+// 20.19, 22.12 and later), and api(), which older Nodes reach it by; errors
+// branched on by code or class. Type-checked, never run.
 import wasmLlm = require('wasm-llm');
 import type { ChatCompletion, ChatReply, ChatSession, ErrorCode, GenerationStats, LLMInstance, LoadOptions } from 'wasm-llm';
 
@@ -10,12 +11,26 @@ async function main(): Promise<void> {
   const text: string = await llm.generate('Once upon a time', { maxTokens: 20, onStats: (s) => (stats = s) });
   console.log(text, stats?.prefillSeconds, stats?.cachedTokens);
   const reply: ChatReply = await llm.chat([{ role: 'user', content: 'Hi' }], { tools: [{ name: 'now' }] });
+  const plain: ChatReply = await llm.chat([{ role: 'user', content: 'Hi' }]);
+  const stream = llm.stream('Once', { temperature: 0.8 });
+  for await (const piece of stream) console.log(piece);
+  console.log(plain.content, (await stream.stats).seed);
   const completion: ChatCompletion = await llm.chat.completions.create({ messages: [{ role: 'user', content: 'Hi' }] });
   console.log(reply.toolCalls, completion.choices[0].message.content);
   const session: ChatSession = llm.session({ messages: [{ role: 'system', content: 'Be brief.' }] });
-  console.log(await session.chat('Hi'));
+  console.log((await session.chat('Hi')).content);
   await llm.loadState(await llm.saveState());
   await llm.dispose();
+
+  // The classes and the cache, straight from require().
+  const instance: wasmLlm.LLM = llm;
+  console.log(instance.info.name, wasmLlm.MODELS[wasmLlm.DEFAULT_MODEL]?.size, await wasmLlm.LLM.cache.list());
+  try {
+    await wasmLlm.LLM.load('/no/such/model.gguf');
+  } catch (error) {
+    if (error instanceof wasmLlm.LLMError && error.code === 'not_found') console.log('missing');
+    if (error instanceof wasmLlm.AbortError || error instanceof wasmLlm.GenerationError) console.log(error.code);
+  }
 
   const { LLM, LoadError } = await wasmLlm.api();
   try {
