@@ -89,9 +89,9 @@ uint64_t sum_range(const uint64_t* p, int64_t n) {
 
 // Memory read bandwidth with `pool`'s threads, in GB/s: the best of a few
 // passes summing a buffer far larger than any cache, allocated as the
-// weights are (huge pages natively: with 4 KiB pages this read 36.5 GB/s with
-// 1 thread and 47.8 with 2, while decode streamed weights at up to 65). The
-// benchmark prints it beside decode speed, which on large models is bound by it.
+// weights are (huge pages natively: with 4 KiB pages it read less than decode
+// itself streams, docs/performance.md). The benchmark prints it beside decode
+// speed, which on large models is bound by it.
 double read_bandwidth_gb_s(ThreadPool& pool) {
   constexpr size_t kBytes = size_t{512} << 20;
   const std::unique_ptr<uint8_t, decltype(&std::free)> memory(allocate_large(kBytes), &std::free);

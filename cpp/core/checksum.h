@@ -1,8 +1,8 @@
 // A fast 64-bit checksum of a byte stream, fed incrementally, for the download
 // cache: recorded when a cache entry is written and checked on every read, so
 // a damaged copy is dropped instead of loaded. Not cryptographic (the sha256
-// recorded beside it is), but ~20 GB/s in wasm on bytes just read, where
-// SHA-256 runs at ~70 MB/s and would cost several times the load itself.
+// recorded beside it is), but hundreds of times faster in wasm than SHA-256,
+// which would cost several times the load itself (docs/performance.md).
 //
 // The stream is read as 128-byte stripes of 32 little-endian 32-bit words;
 // word l of each stripe goes to lane l: lane = rotl(lane + word·P2, 13)·P1

@@ -49,12 +49,11 @@ Result<BenchTimes> run_bench(Engine& engine, int64_t n_prompt, int64_t n_gen, co
   // run), so the figures are the steady speed:
   // - in wasm the JIT compiles each function on its first call with a
   //   baseline compiler and optimizes it in the background once it has run
-  //   a while: the first 64-token prefill of stories15M q4_0 in Node ran at
-  //   2900 tok/s, the following ones at 4300 (a warm-up of 8 or 32 tokens
-  //   left the first measured one at 3100-4000);
+  //   a while, so a first prefill runs well below the following ones, and a
+  //   warm-up shorter than a whole batch leaves it short of them;
   // - the first pass over freshly loaded memory can cost more than a whole
-  //   short prefill (on VMs that map pages for user code on first access:
-  //   ~80 ms for a 90 MB model here).
+  //   short prefill (on VMs that map pages for user code on first access).
+  //   Figures: docs/performance.md, "Measurements behind the code".
   const int n_warm = static_cast<int>(std::min<int64_t>(Transformer::kMaxBatch, n_prompt));
   m.forward_batch(prompt.data(), n_warm, 0, false);
   m.forward(prompt[0], n_warm);

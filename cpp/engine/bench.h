@@ -15,8 +15,8 @@ namespace wllm {
 
 // How often the measured part runs: at least min_runs times, then again while
 // all runs so far took under min_seconds, up to max_runs times. A short
-// measurement (a 64-token prefill of a 15M model takes ~15 ms) varies by
-// 30% from run to run; llama.cpp's llama-bench also repeats (5 runs).
+// measurement (a 64-token prefill of a 15M model) varies a lot from run to
+// run; llama.cpp's llama-bench also repeats (5 runs).
 struct BenchRuns {
   int min_runs = 1;
   int max_runs = 5;

@@ -43,9 +43,8 @@
 namespace wllm {
 namespace {
 
-// Tokens per attention tile: queries of one kv head up to kAttentionActs
-// (with 3 query heads per kv head, 15 activations per product instead of 3
-// made a 512-row f16 gemm 32 -> 43 GMAC/s natively).
+// Tokens per attention tile: queries of one kv head up to kAttentionActs, so
+// each key and value row read serves many products (docs/performance.md).
 constexpr int kAttentionActs = 16;
 int tile_tokens(int group) { return std::max(1, kAttentionActs / group); }
 int tile_acts(int group) { return tile_tokens(group) * group; }
@@ -61,7 +60,7 @@ int max_tile_acts(const ModelConfig& c) {
 // Floats of f32 cache copies per thread (one kv head's keys and values), for
 // a batch's attention where the kernels' f16 conversion is slow. x86
 // converts in one instruction inside its f16 kernel, and the copies made
-// smollm2's 512-token prompt 2-5% slower there.
+// prompts slower there.
 // An encoder's keys and values are f32 already: none.
 int64_t copy_floats(const ModelConfig& c, int n_ctx) {
   return active_isa_has_slow_f16() && !c.encoder ? 2LL * n_ctx * c.head_dim : 0;

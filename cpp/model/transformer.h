@@ -24,7 +24,7 @@ class Transformer {
 
   // Tokens evaluated together at most: prompt tokens are fed in batches so
   // each weight row is read and decoded once per batch, not once per token.
-  // 64 rather than 32: ~8% faster prefill (fewer per-call overheads: the
+  // 64 rather than 32: a faster prefill (fewer per-call overheads: the
   // activation conversion, thread hand-offs, tile decoding), for 32 more rows
   // in each activation buffer (logits: 32 · n_vocab floats more).
   static constexpr int kMaxBatch = 64;

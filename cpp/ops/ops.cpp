@@ -47,7 +47,7 @@ namespace {
 
 // GELU of every f16 value h, rounded to f16 (as ggml's table), as floats:
 // computed once, then read by the f16 bits of a rounded input (a tanh per
-// element made GELU 40% of GPT-2's prefill).
+// element made GELU a large share of GPT-2's prefill).
 const float* gelu_table() {
   static const std::vector<float> table = [] {
     constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f;

@@ -174,11 +174,11 @@ struct BlockQ6_K {
 };
 static_assert(sizeof(BlockQ6_K) == 210, "block_q6_K size");
 
-// Q6_Kx8: 8 Q6_K rows interleaved block by block for the wasm kernels
-// (SIMD128 and relaxed SIMD; repack.h), in the order they read it, so decode
-// streams each block forward (with ql, qh and the scales in separate regions,
-// as the file has them, the relaxed matvec ran at 6.5 GMAC/s out of cache
-// against 26 in).
+// Q6_Kx8: 8 Q6_K rows interleaved block by block for the wasm kernels (SIMD128
+// and relaxed SIMD; repack.h), in the order they read it, so decode streams
+// each block forward (with ql, qh and the scales in separate regions, as the
+// file has them, the relaxed matvec ran far slower out of cache than in it;
+// docs/performance.md).
 // After the scales d[8], the block is [h][n][r]: half h (rows 4h..4h+3),
 // part n (elements 128n..128n+127), quarter r (chunks c = 4r..4r+3). Each
 // holds 4 steps, step c: ql[0] and ql[1] = bytes 64n + 4c.. and 64n + 32 + 4c..
@@ -209,12 +209,12 @@ static_assert(sizeof(BlockQ6_Kx8) == 8 * sizeof(BlockQ6_K), "block_q6_Kx8 size")
 // is sub-block s (elements 32s..32s+31) of the half's rows in 8 chunks of 8
 // bytes, chunk c = bytes 2c, 2c+1 of row 4h+k's codes at 2k, 2k+1, where a
 // row's code byte l (0..15) holds element l of the sub-block in its low nibble
-// and element l + 16 in its high nibble (as a Q4_0 block's). A sub-block's
-// two halves sit side by side because the SIMD128 kernel reads them together
-// (with the halves apart, its decode ran at 10-20 GMAC/s out of cache against
-// 30 in cache). The same 1152 bytes as the 8 rows' Q4_K blocks. Q4_Kx8i4
-// (relaxed SIMD) has 4-byte chunks instead, as Q4_0x8i4: 4 chunks of 16 bytes
-// per sub-block and half.
+// and element l + 16 in its high nibble (as a Q4_0 block's). A sub-block's two
+// halves sit side by side because the SIMD128 kernel reads them together (with
+// the halves apart, its decode ran far slower out of cache than in it;
+// docs/performance.md). The same 1152 bytes as the 8 rows' Q4_K blocks.
+// Q4_Kx8i4 (relaxed SIMD) has 4-byte chunks instead, as Q4_0x8i4: 4 chunks of
+// 16 bytes per sub-block and half.
 struct BlockQ4_Kx8 {
   uint16_t d[8];
   uint16_t dmin[8];

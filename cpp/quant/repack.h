@@ -7,23 +7,17 @@
 // The wasm builds repack, and so does AVX2 (Q4_K and Q5_0). SIMD128 (Q4_0,
 // Q5_0, Q8_0 and Q4_K into Q4_0x8, Q5_0x8, Q8_0x8 and Q4_Kx8, blocks.h): wasm
 // has no int8 dot, and with 4 rows in the lanes of every vector its kernels
-// need no horizontal sums and no per-row scale gathers (rows × one activation in
-// Node: q4_0 16.9 -> 21.9 GMAC/s, q4_K 10.0 -> 21.2, q5_0 7.6 -> 19.4;
-// TinyLlama decode q4_0 14.6 -> 17.7 tok/s, q4_K_M 8.8 -> 14.8). Relaxed SIMD
-// repacks into the "i4" layouts and Q6_Kx8 (4 bytes of each of 4 rows per
-// vector, for its int8 dot; relaxed_repacked.cpp). SIMD128 keeps Q6_K in the
-// file's layout: a repacked one ran its rows 1.2-1.6x faster alone but left
-// TinyLlama q4_K_M's decode unchanged and cost 0.7 s of load. AVX2 reads
-// Q4_K as Q4_Kx8i4 and Q5_0 as Q5_0x8i4 (x86/repacked_avx2.cpp): with 8 rows
-// in the lanes, a sub-block's products add up in int16 before one multiply by
-// its scales, against a multiply per 32 products in the file's layout, and
-// Q5_0's fifth bits are a shift and a mask per 32 codes (its decode 2.5x,
-// Gemma 3's 1152-column rows). AVX-512 and the other x86 types keep the
-// file's layout: their kernels gained nothing from such layouts (tried:
-// 8-block transposes, block pairs, 2 and 4 rows at once; Q4_0x8i4 on AVX2,
-// whose file-layout decode already reads at about the memory's bandwidth;
-// Q6_Kx8 on AVX2, faster in cache but slower read from memory, as decode
-// reads it).
+// need no horizontal sums and no per-row scale gathers. Relaxed SIMD repacks
+// into the "i4" layouts and Q6_Kx8 (4 bytes of each of 4 rows per vector, for
+// its int8 dot; relaxed_repacked.cpp). SIMD128 keeps Q6_K in the file's
+// layout: repacked, its rows ran faster alone but decode gained nothing for
+// the load time it cost. AVX2 reads Q4_K as Q4_Kx8i4 and Q5_0 as Q5_0x8i4
+// (x86/repacked_avx2.cpp): with 8 rows in the lanes, a sub-block's products
+// add up in int16 before one multiply by its scales, against a multiply per 32
+// products in the file's layout, and Q5_0's fifth bits are a shift and a mask
+// per 32 codes. AVX-512 and the other x86 types keep the file's layout: their
+// kernels gained nothing from the layouts tried (figures and experiments:
+// docs/performance.md, "Measurements behind the code").
 #pragma once
 
 #include <cstdint>

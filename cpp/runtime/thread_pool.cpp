@@ -4,13 +4,11 @@
 
 namespace wllm {
 namespace {
-// Spin this many polls before sleeping: operations follow each other within
-// microseconds during a forward pass, and a futex wake costs more than that.
-// 200000 polls take ~50 us natively here. 20000 (~5 us) let the workers fall
-// asleep between operations: 2 threads ran stories15M q4_0 decode at 754
-// tok/s native, slower than 1 thread (1253); 200000: 2060 (smollm2 q4_0:
-// prefill 1842 -> 2231 tok/s, decode 276 -> 379; in wasm, Node: stories15M
-// prefill 6567 -> 7851 tok/s).
+// Spin this many polls (tens of microseconds) before sleeping: operations
+// follow each other within microseconds during a forward pass, and a futex
+// wake costs more than that. A tenth as many let the workers fall asleep
+// between operations, and 2 threads then ran slower than 1 (figures:
+// docs/performance.md, "Measurements behind the code").
 constexpr int kSpinPolls = 200000;
 }  // namespace
 

@@ -1,9 +1,8 @@
-// Reading and writing one OPFS file from a worker. A sync access handle is
-// the fastest way to move model bytes in and out of the origin private file
-// system (toolchain.md: ~400 MB/s writing, several GB/s reading). Where the
-// browser has OPFS but no working sync access handles (WebKitGTK rejects
-// createSyncAccessHandle with NotSupportedError), files are written through
-// writable streams and read as Files.
+// Reading and writing one OPFS file from a worker. A sync access handle is the
+// fastest way to move model bytes in and out of the origin private file system
+// (docs/performance.md). Where the browser has OPFS but no working sync access
+// handles (WebKitGTK rejects createSyncAccessHandle with NotSupportedError),
+// files are written through writable streams and read as Files.
 import { blobReader } from '../readers.js';
 
 // OPFS reads land in this plain buffer and are then copied into the

@@ -136,9 +136,9 @@ float dot_k_quant(int64_t n, const void* row, const void* act) {
       sum = wasm_i32x4_add(sum, wasm_i32x4_mul(part, wasm_i32x4_splat(sc[j])));
     };
     // k_codes wants j known at compile time (fixed shifts, no branches; V8
-    // widens a variable byte shift into 6 instructions): unrolled, 20-55%
-    // faster in Node, except Q4_K, whose codes need no shift and whose
-    // unrolled loop spills (8% slower).
+    // widens a variable byte shift into 6 instructions): unrolled, faster in
+    // Node, except Q4_K, whose codes need no shift and whose unrolled loop
+    // spills (figures: docs/performance.md).
     if constexpr (std::is_same_v<Block, BlockQ4_K>) {
       for (int j = 0; j < 16; j += 2) add_sub_blocks(j);
     } else {

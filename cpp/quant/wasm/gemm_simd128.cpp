@@ -158,10 +158,9 @@ void matvec_q8_0_family(int64_t n, const void* rows, int64_t row_stride, int n_r
 // A tile is one row against 8 activations (two groups of 4, one activation
 // per lane), so each sub-block's scaled codes serve 8 activations. The
 // activations are widened to int16 once for a chunk of 64 rows, a few
-// blocks at a time. (Widening once per tile of 2 rows x 4 activations, as
-// before, cost as much as the dots: TinyLlama's 2048 x 5632 q6_K matrix
-// against 64 activations in Node ran at 7.5 GMAC/s, now 16.8; 2 rows per
-// tile, or 4 activations, were slower.)
+// blocks at a time. (Widening once per tile of 2 rows x 4 activations cost as
+// much as the dots; 2 rows per tile, or 4 activations, were slower:
+// docs/performance.md.)
 constexpr int kKActGroups = 2;
 constexpr int kKActs = kKActGroups * kActLanes;
 constexpr int kKRowChunk = 64;
@@ -267,9 +266,8 @@ namespace {
 //
 // Each output keeps the dot's two 4-lane accumulators (element i in lane
 // i % 8), summed in element order. Rows x activations per tile, as measured
-// (bench/kernels.sh, f16 x 64 activations): the V8s that load the relaxed
-// build (Chromium, Node 24) run 2 x 2 fastest, 23-25 GMAC/s, and 3 x 1 at 18;
-// Node 20's V8 (the SIMD128 build) runs 3 x 1 at 20 GMAC/s and 2 x 2 at 11.
+// (docs/performance.md): the V8s that load the relaxed build (Chromium, Node
+// 24) run 2 x 2 fastest, Node 20's V8 (the SIMD128 build) 3 x 1.
 #if defined(WLLM_WASM_RELAXED)
 constexpr int kFloatRows = 2, kFloatActs = 2;
 #else

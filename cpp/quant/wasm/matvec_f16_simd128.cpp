@@ -1,6 +1,6 @@
 // The wasm SIMD128 f16 decode kernel: f16 rows x one activation.
-// Compiled at -O2 (CMakeLists.txt): clang 14's -O3 code for it runs 17%
-// slower in V8 (10.4 -> 8.6 GMAC/s), with or without its loop unrolled.
+// Compiled at -O2 (CMakeLists.txt): clang's -O3 code for it runs slower in V8,
+// with or without its loop unrolled (docs/performance.md).
 #include "quant/kernels.h"
 
 #if defined(__wasm_simd128__)

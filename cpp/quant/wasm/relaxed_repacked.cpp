@@ -13,16 +13,13 @@
 // Q4_0 rows go into Q4_0x8i4 (blocks.h): 4 bytes of each of 4 rows per
 // vector, so one relaxed dot adds 4 codes × 4 activation bytes into each
 // row's own lane. Q4_K rows go into Q4_Kx8i4, whose sub-blocks are laid out
-// the same. In Chromium, SIMD128 -> relaxed kernels of the same build
-// (WLLM_KERNELS=simd128 bash bench/kernels.sh chromium, then without), GMAC/s:
-// q4_0 rows × 64 activations 34 -> 60, × 1 28 -> 40; q4_K 28 -> 64, 29 -> 43.
-// Q6_K rows go into Q6_Kx8 (blocks.h) as for SIMD128, one relaxed dot taking
-// the place of two i16 dots (against SIMD128 in the file's layout: 17 -> 45
-// and 10.5 -> 31). Q5_0 (Q5_0x8i4) takes its fifth bits from a per-half
-// vector: × 64 activations 20 -> 43 (1536 × 576, smollm2's), × 1 unchanged
-// at 23 (the bits cost what the dots save). A Q8_0 layout (the activation
-// split by sign so that the weights' signed bytes go in as they are, two
-// relaxed dots per 16 products) gained 3-6%: not kept.
+// the same. Q6_K rows go into Q6_Kx8 (blocks.h) as for SIMD128, one relaxed
+// dot taking the place of two i16 dots. Q5_0 (Q5_0x8i4) takes its fifth bits
+// from a per-half vector: it gains on the prompt's gemm, not on decode (the
+// bits cost what the dots save). Q8_0 keeps SIMD128's Q8_0x8: a relaxed
+// layout (the activation split by sign so that the weights' signed bytes go in
+// as they are, two relaxed dots per 16 products) gained too little to keep.
+// Speeds against SIMD128: docs/performance.md, "Measurements behind the code".
 #include "quant/kernels.h"
 
 #if defined(__wasm_relaxed_simd__)
@@ -111,8 +108,8 @@ struct UnsignedCodesFormat : Layout {
 struct Q4_0x8i4Layout {
   using Packed = BlockQ4_0x8;
   static constexpr int32_t kOffset = 8;
-  // Activations per gemm tile (rows × 64 activations in Chromium, GMAC/s:
-  // 2: 43, 3: 50, 4: 59, 5: 53, 8: 45; V8's register allocation decides).
+  // Activations per gemm tile: the fastest count measured in Chromium (V8's
+  // register allocation decides; docs/performance.md).
   static constexpr int kGemmActs = 4;
   static void codes(const Packed& b, int h, int c, v128_t* low, v128_t* high) {
     const v128_t bytes = wasm_v128_load(b.qs[h] + 16 * c);
@@ -126,7 +123,7 @@ struct Q4_0x8i4Layout {
 struct Q5_0x8i4Layout {
   using Packed = BlockQ5_0x8i4;
   static constexpr int32_t kOffset = 16;
-  static constexpr int kGemmActs = 4;  // (1536 × 576 × 64 activations, GMAC/s: 2: 31, 3: 36, 4: 43, 6: 41)
+  static constexpr int kGemmActs = 4;  // as measured in Chromium (docs/performance.md)
   static void codes(const Packed& b, int h, int c, v128_t* low, v128_t* high) {
     const v128_t bytes = wasm_v128_load(b.qs[h] + 16 * c), fifth = wasm_v128_load(b.qh[h]);
     const v128_t bit4 = wasm_i8x16_splat(16);
@@ -153,8 +150,8 @@ struct Q4_Kx8i4Format {
   using Act = BlockQ8_K;
   using Prepared = PreparedBytesQ8_K;
   static constexpr int kBlock = kQK_K;
-  // Activations per gemm tile (rows × 64 activations in Chromium, GMAC/s:
-  // 2: 37, 3: 62, 4: 57, 6: 53, 8: 30).
+  // Activations per gemm tile: the fastest count measured in Chromium
+  // (docs/performance.md).
   static constexpr int kGemmActs = 3;
 
   static void prepare(const BlockQ8_K* x, int64_t count, Prepared* out) {
@@ -236,8 +233,8 @@ struct PreparedQ6Bytes {
   }
 };
 
-// Activations per gemm tile (rows × 64 activations in Chromium, GMAC/s:
-// 2: 34-42, 3: 45, 4: 34).
+// Activations per gemm tile: the fastest count measured in Chromium
+// (docs/performance.md).
 using RelaxedQ6_Kx8 = Q6_Kx8Format<PreparedQ6Bytes, 3>;
 
 constexpr RepackedType kRelaxedRepacked[] = {

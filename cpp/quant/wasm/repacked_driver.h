@@ -35,7 +35,8 @@ void run_groups(int64_t nb, const uint8_t* rows, int64_t row_stride, int n_group
   using Prepared = typename Format::Prepared;
   // Blocks prepared at a time (112 KiB of stack): Q8_0 rows of up to 8192
   // elements against 4 activations in one go. (Re-preparing per group of
-  // rows, as 56 KiB made 5632-element rows do, cost 20% of their gemm.)
+  // rows, as 56 KiB made 5632-element rows do, slowed their gemm markedly:
+  // docs/performance.md.)
   constexpr int64_t kChunk = 112 * 1024 / sizeof(Prepared) / kActs;
   Prepared prepared[kActs][kChunk];
   const Prepared* prepared_rows[kActs];

@@ -168,8 +168,8 @@ struct Q4_Kx8Format {
   using Prepared = PreparedQ8_K;
   static constexpr int kBlock = kQK_K;
   // Activations per gemm tile: with 4, the sub-block sums and sumi of every
-  // activation (16 vectors) no longer fit V8's registers, and a 2048 x 2048
-  // matrix against 64 activations in Node ran at 28.6 GMAC/s, 31.6 with 2.
+  // activation (16 vectors) no longer fit V8's registers, and the gemm ran
+  // slower than with 2 (docs/performance.md).
   static constexpr int kGemmActs = 2;
 
   static void prepare(const BlockQ8_K* x, int64_t count, PreparedQ8_K* out) {
@@ -265,9 +265,8 @@ struct PreparedQ6Pairs {
   }
 };
 
-// Activations per gemm tile: each step's codes serve all of them (rows × 64
-// activations in Node, GMAC/s: 2: 14.5, 4: 16.8, 6: 18.6, 8: 18.4; the
-// file's layout: 17.5).
+// Activations per gemm tile: each step's codes serve all of them (the count
+// measured fastest in Node, docs/performance.md).
 using Simd128Q6_Kx8 = Q6_Kx8Format<PreparedQ6Pairs, 6>;
 
 constexpr RepackedType kSimd128Repacked[] = {

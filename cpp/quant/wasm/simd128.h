@@ -52,7 +52,7 @@ inline v128_t half_parts_to_f32(v128_t sign, v128_t magnitude) {
 // float 2^-112 times its value, exactly: an arithmetic shift puts its
 // exponent and mantissa at bits 13..27 and copies of its sign above them; the
 // mask keeps the sign at bit 31 only. (Shifts without a mask constant, 5
-// steps, ran 5-30% slower in V8.)
+// steps, ran slower in V8.)
 inline v128_t finite_half_top_scaled_down(v128_t top) {
   return wasm_v128_and(wasm_i32x4_shr(top, 3), wasm_i32x4_splat(static_cast<int32_t>(0x8fffffffu)));
 }
@@ -65,8 +65,8 @@ inline v128_t finite_half_top_to_f32(v128_t top) {
 
 // How the halves get into 32-bit lanes matters to V8: a zero-extension LLVM
 // can see (extend_low) lets it fold the shifts below into byte shuffles,
-// which V8 compiles to pshufb with constants rebuilt on every call (q4_0
-// decode in Node ran 10% slower so). Scalars are inserted as u32 lanes;
+// which V8 compiles to pshufb with constants rebuilt on every call (slower
+// decode). Scalars are inserted as u32 lanes;
 // vectors are interleaved with zeros (one punpcklwd), each half landing in
 // the top of its lane.
 

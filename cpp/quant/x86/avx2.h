@@ -158,10 +158,9 @@ inline void prefetch_rows(const Block* const* rows, int count, int64_t ib) {
 // Asks for the kSize bytes that start kDotPrefetchBytes past p, one request
 // per 64-byte line (a prefetch past the end of a buffer cannot fault). A
 // single-row dot streams its row alone, which the hardware prefetcher should
-// follow, but it fell behind on some row lengths: from memory, TinyLlama's
-// 5632-column q4_K rows (3168 bytes, not a whole number of lines) ran at half
-// the speed of 6144-column ones. Asking ~4.5 KB ahead (past the row's end
-// into the next) closed the gap; 8 KB did the same.
+// follow, but it fell behind on rows that are not a whole number of lines
+// (docs/performance.md). Asking ~4.5 KB ahead (past the row's end into the
+// next) closes the gap.
 constexpr int kDotPrefetchBytes = 4608;
 template <int kSize>
 inline void prefetch_ahead(const void* p) {
@@ -197,7 +196,7 @@ struct KScales {
 // 16 bytes that scalar code just wrote (the whole-block scale decoders of
 // blocks.h) as a vector, moved through two 64-bit registers: one 16-byte
 // load of smaller pending stores is not forwarded from them and stalls (it
-// made the Q3_K dot 2x slower).
+// slowed the Q3_K dot badly; docs/performance.md).
 WLLM_AVX2 inline __m128i from_scalar_bytes(const uint8_t bytes[16]) {
   int64_t half[2];
   std::memcpy(half, bytes, 16);

@@ -240,8 +240,8 @@ WLLM_AVX2 inline void accumulate(__m256 (&acc)[kActs][kFloatRowTile], const __m2
 // ahead > 0 (decode, one activation): each row's bytes `ahead` further on
 // (the next tile's rows) are prefetched as this tile reads its own, a line
 // at a time. Four neighbouring rows read side by side are four short streams
-// the hardware prefetcher does not follow: out of cache, f16 rows ran at
-// 10.8 GMAC/s in this tile, 15.7 one row at a time.
+// the hardware prefetcher does not follow: out of cache, f16 rows ran slower
+// in this tile than one row at a time (docs/performance.md).
 template <typename Row, int kActs>
 WLLM_AVX2 inline void float_tile(int64_t n, const uint8_t* const* w, const float* const* x, int n_valid_rows,
                                  float* out, int64_t out_stride, int64_t ahead = 0) {

@@ -480,14 +480,9 @@ void gemm_bf16_avx512(int64_t n, const void* rows, int64_t row_stride, int n_row
 // Decode of f16 weights: tiles of neighbouring rows (two per vector, the
 // 8-lane order of each kept), the next tile's rows prefetched a line at a
 // time. Long rows stream from memory, and 2 rows side by side are nearly one
-// sequential stream: TinyLlama f16 decodes at 1 thread at 18.6 tok/s (41
-// GB/s) in place of 14.5 with the AVX2 tile of 4 rows, 18.3 GMAC/s against
-// 16.6 out of cache (`bash bench/kernels.sh native -- --types f16 --rows
-// 32000 --cols 2048`); without the prefetch, 7.6 tok/s; 8 rows were slower.
-// Short rows (smollm2's 576) take 8 rows, four chains of adds: smollm2's
-// 49152 x 576 output matrix 14.4 -> 20.3 GMAC/s against the AVX2 tile,
-// smollm2 f16 decode at 1 thread 99 -> 110 tok/s (alternating runs),
-// stories15M 610 -> 870.
+// sequential stream (8 rows, or no prefetch, ran slower). Short rows
+// (smollm2's 576) take 8 rows, four chains of adds. Figures against the AVX2
+// tile: docs/performance.md, "Measurements behind the code".
 constexpr int64_t kLongRow = 1024;
 template <int kRows>
 WLLM_AVX512 void matvec_f16_tiles(int64_t n, const void* rows, int64_t row_stride, int n_rows, const float* x,

@@ -1,12 +1,11 @@
-// AVX-512 single-activation kernels (the decode step). Q4_0, Q5_0 and Q8_0
-// are VNNI matvecs through the shared driver (matvec_driver.inc): vpdpbusd
-// takes unsigned × signed bytes and sums each 4 products in int32 in one
+// AVX-512 single-activation kernels (the decode step). Q4_0, Q5_0 and Q8_0 are
+// VNNI matvecs through the shared driver (matvec_driver.inc): vpdpbusd takes
+// unsigned × signed bytes and sums each 4 products in int32 in one
 // instruction. Q4_0's nibbles are unsigned as stored (Σ (u − 8)·x = Σ u·x −
-// 8·Σ x), as are Q5_0's five-bit codes (− 16·Σ x; smollm2 q4_K_M, mostly
-// Q5_0, decoded 150 -> 188 tok/s); Q8_0's codes are made unsigned by flipping
-// their sign bit (u = q + 128: Σ q·x = Σ u·x − 128·Σ x). Q4_K is a dot
-// through the K-quant driver (dot_k_driver.inc) with avx2.h's scheme on 64
-// bytes at a time. All exact.
+// 8·Σ x), as are Q5_0's five-bit codes (− 16·Σ x); Q8_0's codes are made
+// unsigned by flipping their sign bit (u = q + 128: Σ q·x = Σ u·x − 128·Σ x).
+// Q4_K is a dot through the K-quant driver (dot_k_driver.inc) with avx2.h's
+// scheme on 64 bytes at a time. All exact.
 #include "quant/kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -120,7 +119,8 @@ struct Q8_0Sum {
 // 4t + 2 (two 32-byte halves) in one maddubs, the high ones those of 4t + 1
 // and 4t + 3, and each half's int16 pairs meet its sub-block's scale in madd.
 // KScales::sc holds sc_j in int16 lanes 2j, 2j + 1; vpermw spreads two of
-// them over the halves. (TinyLlama q4_K_M decode: AVX2's dot ran 25 tok/s.)
+// them over the halves: 64 bytes at a time, where AVX2's dot takes 32
+// (docs/performance.md).
 struct KSumsQ4_K512 {
   static __m512i halves(const int8_t* lo, const int8_t* hi) {
     return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo))),

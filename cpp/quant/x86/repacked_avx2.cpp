@@ -11,7 +11,7 @@
 // mask per 32 codes, where the file's layout spreads each row's 32 bits
 // across a vector of its own. Q6_K stays in the file's layout: read from
 // memory (every decode step), its Q6_Kx8 kernel ran slower than the file's
-// (10 against 12-15 GMAC/s, Qwen3 0.6B q4_K_M decode 15% slower).
+// (docs/performance.md).
 //
 // The arithmetic per (row, activation) is the dot's (traits.h, ref
 // dot_k4_like, dot_q5_0_q8_0): exact integer sums per block, then its float
