@@ -1,6 +1,5 @@
 #include "cli/help.h"
 
-#include <cstring>
 #include <string_view>
 
 namespace wllm::cli {
@@ -39,17 +38,7 @@ std::string overview_text(const std::vector<const Command*>& commands) {
       "       wasm-llm --version\n"
       "\n"
       "commands:\n";
-  for (const Command* c : commands) {
-    const std::vector<std::string_view> synopsis = lines_of(c->synopsis);
-    std::string summary = indented(c->summary, kSummaryColumn);
-    // A short one-line synopsis has the summary's first line beside it.
-    if (synopsis.size() == 1 && 2 + synopsis[0].size() < kSummaryColumn) {
-      summary.replace(0, 2 + synopsis[0].size(), "  " + std::string(synopsis[0]));
-      out += summary;
-      continue;
-    }
-    out += indented(c->synopsis, 2) + summary;
-  }
+  for (const Command* c : commands) out += indented(c->synopsis, 2) + indented(c->summary, kSummaryColumn);
   return out + "\n" + kModelFile;
 }
 
