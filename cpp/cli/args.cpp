@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "cli/name_meant.h"
+
 namespace wllm::cli {
 
 Args::Args(int argc, char** argv, std::vector<std::string_view> switches) {
@@ -21,6 +23,7 @@ Args::Args(int argc, char** argv, std::vector<std::string_view> switches) {
     }
     if (i + 1 >= argc) {
       if (status_.ok()) status_ = Status::error(ErrorCode::kInvalidArgument, "%s needs a value", argv[i]);
+      flags_.push_back({std::string(arg), ""});
       continue;
     }
     flags_.push_back({std::string(arg), argv[++i]});
@@ -68,11 +71,13 @@ Result<double> Args::get_double(std::initializer_list<std::string_view> names, d
   return v;
 }
 
-Status Args::check_known(std::initializer_list<std::string_view> known) const {
+Status Args::check_known(const std::vector<std::string_view>& known) const {
   for (const Flag& f : flags_) {
-    if (std::find(known.begin(), known.end(), f.name) == known.end()) {
-      return Status::error(ErrorCode::kInvalidArgument, "unknown option '%s'", f.name.c_str());
-    }
+    if (std::find(known.begin(), known.end(), f.name) != known.end()) continue;
+    const std::string meant = flag_meant(f.name, known);
+    if (meant.empty()) return Status::error(ErrorCode::kInvalidArgument, "unknown option '%s'", f.name.c_str());
+    return Status::error(ErrorCode::kInvalidArgument, "unknown option '%s' (did you mean '%s'?)", f.name.c_str(),
+                         meant.c_str());
   }
   return {};
 }

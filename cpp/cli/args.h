@@ -17,7 +17,8 @@ class Args {
   // `switches` are flags that take no value; every other flag takes one.
   Args(int argc, char** argv, std::vector<std::string_view> switches);
 
-  // The first problem met while parsing (e.g. a flag missing its value).
+  // The first problem met while parsing (e.g. a flag missing its value; the
+  // flag is still listed, so check_known can name it if it is a typo).
   const Status& status() const { return status_; }
 
   bool has(std::string_view flag) const;
@@ -27,8 +28,9 @@ class Args {
   Result<double> get_double(std::initializer_list<std::string_view> names, double fallback) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
 
-  // Flags given that are not in `known`: reported so typos are not ignored.
-  Status check_known(std::initializer_list<std::string_view> known) const;
+  // The first flag given that is not in `known`, as an error that names the
+  // flag meant where one is close (flag_meant): typos are not ignored.
+  Status check_known(const std::vector<std::string_view>& known) const;
 
  private:
   struct Flag {

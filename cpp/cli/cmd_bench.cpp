@@ -116,11 +116,7 @@ double read_bandwidth_gb_s(ThreadPool& pool) {
   return best;
 }
 
-Status run(int argc, char** argv) {
-  Args args(argc, argv, {"--bandwidth"});
-  WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known(
-      {"-m", "--model", "-p", "-n", "-r", "--repetitions", "-t", "--threads", "-c", "--ctx", "--bandwidth", "--tokenizer"}));
+Status run(const Args& args) {
   const std::string model = args.get_string({"-m", "--model"});
   if (model.empty()) return Status::error(ErrorCode::kInvalidArgument, "missing -m FILE");
   WLLM_ASSIGN_OR_RETURN(const int64_t n_prompt, args.get_int({"-p"}, 64));
@@ -168,9 +164,19 @@ Status run(int argc, char** argv) {
 
 }  // namespace
 
-int cmd_bench(int argc, char** argv) {
-  const Status s = run(argc, argv);
-  return s.ok() ? 0 : report_error(s.message().c_str());
-}
+const Command kBenchCommand = {
+    .name = "bench",
+    .synopsis = "bench -m FILE [-p PROMPT_TOKENS] [-n GEN_TOKENS] [-r REPETITIONS] [--threads N] [--bandwidth]",
+    .summary = "print load time, prefill and decode speed, peak memory (JSON)",
+    .details = [] {
+      return std::string(
+          "Defaults: a 64-token prompt, 128 generated tokens; the speeds are the median of the\n"
+          "runs (-r: exactly that many). --bandwidth adds the memory read bandwidth its threads reach.\n");
+    },
+    .reads_model = true,
+    .switches = {"--bandwidth"},
+    .options = {"-m", "--model", "-p", "-n", "-r", "--repetitions", "-t", "--threads", "-c", "--ctx", "--tokenizer"},
+    .run = run,
+};
 
 }  // namespace wllm::cli

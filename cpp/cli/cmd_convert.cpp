@@ -14,10 +14,7 @@
 namespace wllm::cli {
 namespace {
 
-Status run(int argc, char** argv) {
-  Args args(argc, argv, {});
-  WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known({"--tokenizer", "-o", "--output"}));
+Status run(const Args& args) {
   const std::string out_path = args.get_string({"-o", "--output"});
   if (args.positionals().size() != 1 || out_path.empty()) {
     return Status::error(ErrorCode::kInvalidArgument, "usage: wasm-llm convert IN [--tokenizer FILE] -o OUT.gguf");
@@ -33,9 +30,17 @@ Status run(int argc, char** argv) {
 
 }  // namespace
 
-int cmd_convert(int argc, char** argv) {
-  const Status s = run(argc, argv);
-  return s.ok() ? 0 : report_error(s.message().c_str());
-}
+const Command kConvertCommand = {
+    .name = "convert",
+    .synopsis = "convert IN [--tokenizer FILE] -o OUT.gguf",
+    .summary = "write a llama2.c checkpoint (or a split model) as one GGUF file",
+    .details = [] {
+      return std::string("As llama.cpp's convert-llama2c-to-ggml does; llama.cpp loads the result.\n");
+    },
+    .reads_model = true,
+    .switches = {},
+    .options = {"--tokenizer", "-o", "--output"},
+    .run = run,
+};
 
 }  // namespace wllm::cli

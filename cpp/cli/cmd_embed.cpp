@@ -11,15 +11,11 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/help.h"
 #include "cli/model_file.h"
 
 namespace wllm::cli {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: wasm-llm embed -m FILE [--pooling mean|cls|last|rank] [--no-normalize] [--threads N] [--ctx N]\n"
-    "                      (TEXT... | --file F)\n"
-    "       wasm-llm embed -m FILE --rank QUERY (DOCUMENT... | --file F)";
 
 void print_number(float v) {
   if (std::isfinite(v)) {
@@ -57,15 +53,11 @@ Result<std::vector<std::string>> texts_of(const Args& args) {
   return lines;
 }
 
-Status run(int argc, char** argv) {
-  Args args(argc, argv, {"--no-normalize"});
-  WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known(
-      {"-m", "--model", "--pooling", "--no-normalize", "--rank", "--file", "-t", "--threads", "-c", "--ctx"}));
+Status run(const Args& args) {
   const std::string model = args.get_string({"-m", "--model"});
   WLLM_ASSIGN_OR_RETURN(const std::vector<std::string> texts, texts_of(args));
   if (model.empty() || texts.empty()) {
-    std::fprintf(stderr, "%s\n", kUsage);
+    std::fputs(usage_text(kEmbedCommand).c_str(), stderr);
     return Status::error(ErrorCode::kInvalidArgument, "embed needs -m FILE and at least one text");
   }
   EmbedOptions options;
@@ -110,9 +102,22 @@ Status run(int argc, char** argv) {
 
 }  // namespace
 
-int cmd_embed(int argc, char** argv) {
-  const Status s = run(argc, argv);
-  return s.ok() ? 0 : report_error(s.message().c_str());
-}
+const Command kEmbedCommand = {
+    .name = "embed",
+    .synopsis = "embed -m FILE [--pooling mean|cls|last|rank] [--no-normalize] [--threads N] [--ctx N]\n"
+                "      (TEXT... | --file F)\n"
+                "embed -m FILE --rank QUERY (DOCUMENT... | --file F)",
+    .summary = "print each text's embedding (JSON), or with --rank each document's\n"
+               "relevance to QUERY from a reranker",
+    .details = [] {
+      return std::string(
+          "--file F: one text per line. --pooling: the model's own unless given;\n"
+          "--no-normalize: the pooled vectors as they are (default: unit length).\n");
+    },
+    .reads_model = true,
+    .switches = {"--no-normalize"},
+    .options = {"-m", "--model", "--pooling", "--rank", "--file", "-t", "--threads", "-c", "--ctx"},
+    .run = run,
+};
 
 }  // namespace wllm::cli

@@ -3,6 +3,7 @@
 // state after the prompt is saved there (created if missing), and a later
 // prompt that starts with the same tokens evaluates only the rest.
 #include <cstdio>
+#include <random>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -40,14 +41,44 @@ Result<OutputConstraint> constraint_from(const Args& args) {
   return c;
 }
 
-Status run(int argc, char** argv) {
-  Args args(argc, argv, {"--no-special", "--json", "--json-object"});
-  WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known({"-m", "--model", "-p", "--prompt", "-n", "--n-predict", "--temp", "--top-k",
-                                         "--top-p", "--min-p", "--repeat-penalty", "--repeat-last-n",
-                                         "--frequency-penalty", "--presence-penalty", "--seed", "-t", "--threads",
-                                         "-c", "--ctx", "--stop", "--no-special", "--json", "--json-object",
-                                         "--json-schema", "--grammar", "--tokenizer", "--prompt-cache"}));
+// Without --seed, a fresh seed per run, as llama.cpp's CLI draws one: the
+// same command samples another text each time (the summary prints the seed,
+// so --seed gives that text again).
+Result<uint64_t> seed_from(const Args& args) {
+  if (args.has("--seed")) {
+    WLLM_ASSIGN_OR_RETURN(const int64_t seed, args.get_int({"--seed"}, 0));
+    return static_cast<uint64_t>(seed);
+  }
+  std::random_device entropy;
+  return static_cast<uint64_t>(entropy());
+}
+
+std::string details() {
+  const SamplerParams d;
+  return str_printf(
+      "options:\n"
+      "  -n, --n-predict N     tokens to generate (default 128; 0: only evaluate the prompt)\n"
+      "  --temp T              temperature (default %g; 0: greedy, the most likely token)\n"
+      "  --top-k K             sample from the K most likely tokens (default %d; 0: all)\n"
+      "  --top-p P             ... whose probabilities add up to P (default %g; 1: all)\n"
+      "  --min-p M             ... at least M times the likeliest one's (default %g; 0: all)\n"
+      "  --repeat-penalty R    penalize the logits of recent tokens by R (default %g: none)\n"
+      "  --repeat-last-n N     the recent tokens the penalties look at (default %d)\n"
+      "  --frequency-penalty F, --presence-penalty P\n"
+      "                        subtract F times a recent token's count, P if it occurs (default 0)\n"
+      "  --seed S              the sampler's seed (default: a random one, printed in the summary)\n"
+      "  -t, --threads N       threads (default: the machine's cores, at most 8)\n"
+      "  -c, --ctx N           context positions (default: min(the model's, 4096))\n"
+      "  --stop TEXT           stop once the output contains TEXT\n"
+      "  --no-special          control-token text in the prompt stays text\n"
+      "  --tokenizer FILE      a llama2.c checkpoint's tokenizer\n"
+      "\n"
+      "The prompt and its continuation go to stdout, a summary to stderr: tokens, of them\n"
+      "cached, tok/s, why it stopped, threads and the seed.\n",
+      d.temperature, d.top_k, d.top_p, d.min_p, d.repeat_penalty, d.penalty_last_n);
+}
+
+Status run(const Args& args) {
   const std::string model = args.get_string({"-m", "--model"});
   if (model.empty()) return Status::error(ErrorCode::kInvalidArgument, "missing -m FILE");
   if (!args.has("-p") && !args.has("--prompt")) return Status::error(ErrorCode::kInvalidArgument, "missing -p TEXT");
@@ -64,7 +95,7 @@ Status run(int argc, char** argv) {
   WLLM_ASSIGN_OR_RETURN(const int64_t last_n, args.get_int({"--repeat-last-n"}, s.penalty_last_n));
   WLLM_ASSIGN_OR_RETURN(const double freq, args.get_double({"--frequency-penalty"}, s.frequency_penalty));
   WLLM_ASSIGN_OR_RETURN(const double presence, args.get_double({"--presence-penalty"}, s.presence_penalty));
-  WLLM_ASSIGN_OR_RETURN(const int64_t seed, args.get_int({"--seed"}, 0));
+  WLLM_ASSIGN_OR_RETURN(const uint64_t seed, seed_from(args));
   if (n < 0 || n > (1 << 24)) return Status::error(ErrorCode::kInvalidArgument, "-n must be 0 or more");
   if (top_k < 0 || top_k > (1 << 24) || last_n < 0 || last_n > (1 << 24)) {
     return Status::error(ErrorCode::kInvalidArgument, "--top-k and --repeat-last-n must be 0 or more");
@@ -78,7 +109,7 @@ Status run(int argc, char** argv) {
   s.penalty_last_n = static_cast<int>(last_n);
   s.frequency_penalty = static_cast<float>(freq);
   s.presence_penalty = static_cast<float>(presence);
-  s.seed = static_cast<uint64_t>(seed);
+  s.seed = seed;
   g.parse_special = !args.has("--no-special");
   const std::string stop = args.get_string({"--stop"});
   if (!stop.empty()) g.stop.push_back(stop);
@@ -123,19 +154,37 @@ Status run(int argc, char** argv) {
                          (cache.memory_bytes() - cache.trie_bytes()) / 1048576.0);
   }
   std::fprintf(stderr,
-               "prompt %d tokens (%d cached), %.1f tok/s | generated %d tokens, %.1f tok/s | stop: %s | threads %d%s\n",
+               "prompt %d tokens (%d cached), %.1f tok/s | generated %d tokens, %.1f tok/s | stop: %s | threads %d | "
+               "seed %llu%s\n",
                st.prompt_tokens, st.cached_tokens, rate(st.prompt_tokens - st.cached_tokens, st.prefill_seconds),
                st.generated_tokens,
                rate(st.generated_tokens, st.decode_seconds), stop_reason_name(st.stop_reason), engine.n_threads(),
-               grammar.c_str());
+               static_cast<unsigned long long>(seed), grammar.c_str());
   return {};
 }
 
 }  // namespace
 
-int cmd_generate(int argc, char** argv) {
-  const Status s = run(argc, argv);
-  return s.ok() ? 0 : report_error(s.message().c_str());
-}
+const Command kGenerateCommand = {
+    .name = "generate",
+    .synopsis = "generate -m FILE -p TEXT [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p M]\n"
+                "         [--repeat-penalty R] [--repeat-last-n N] [--frequency-penalty F]\n"
+                "         [--presence-penalty P] [--seed S] [--threads N] [--ctx N] [--stop TEXT]\n"
+                "         [--no-special] [--json | --json-object | --json-schema FILE | --grammar FILE]\n"
+                "         [--prompt-cache FILE]",
+    .summary = "stream a continuation of TEXT to stdout; --json: the output is\n"
+               "a JSON value (--json-object: an object; --json-schema: valid\n"
+               "against the schema), --grammar: it matches the GBNF grammar;\n"
+               "--prompt-cache: the state after the prompt is saved in FILE\n"
+               "(created if missing), and a prompt starting with its tokens\n"
+               "evaluates only the rest",
+    .details = details,
+    .reads_model = true,
+    .switches = {"--no-special", "--json", "--json-object"},
+    .options = {"-m", "--model", "-p", "--prompt", "-n", "--n-predict", "--temp", "--top-k", "--top-p", "--min-p",
+                "--repeat-penalty", "--repeat-last-n", "--frequency-penalty", "--presence-penalty", "--seed", "-t",
+                "--threads", "-c", "--ctx", "--stop", "--json-schema", "--grammar", "--tokenizer", "--prompt-cache"},
+    .run = run,
+};
 
 }  // namespace wllm::cli

@@ -16,10 +16,7 @@ namespace {
 
 double mib(uint64_t bytes) { return bytes / 1048576.0; }
 
-Status run(int argc, char** argv) {
-  Args args(argc, argv, {});
-  WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known({"-m", "--model", "-c", "--ctx", "--tokenizer"}));
+Status run(const Args& args) {
   const std::string path = args.get_string({"-m", "--model"});
   if (path.empty()) return Status::error(ErrorCode::kInvalidArgument, "missing -m FILE");
   WLLM_ASSIGN_OR_RETURN(const std::shared_ptr<ModelFiles> files, ModelFiles::open(path, args.get_string({"--tokenizer"})));
@@ -113,9 +110,19 @@ Status run(int argc, char** argv) {
 
 }  // namespace
 
-int cmd_info(int argc, char** argv) {
-  const Status s = run(argc, argv);
-  return s.ok() ? 0 : report_error(s.message().c_str());
-}
+const Command kInfoCommand = {
+    .name = "info",
+    .synopsis = "info -m FILE [--ctx N]",
+    .summary = "architecture, shapes, tensor types, tokenizer, sizes",
+    .details = [] {
+      return std::string(
+          "Reads only the header. --ctx N: the KV cache size it shows is for N positions\n"
+          "(default: min(the model's training context, 4096)).\n");
+    },
+    .reads_model = true,
+    .switches = {},
+    .options = {"-m", "--model", "-c", "--ctx", "--tokenizer"},
+    .run = run,
+};
 
 }  // namespace wllm::cli

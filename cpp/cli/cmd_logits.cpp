@@ -32,10 +32,7 @@ Result<std::vector<int32_t>> parse_ids(const std::string& list) {
   return ids;
 }
 
-Status run(int argc, char** argv) {
-  Args args(argc, argv, {});
-  WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known({"-m", "--model", "--tokens", "-o", "-t", "--threads", "-c", "--ctx", "--tokenizer"}));
+Status run(const Args& args) {
   const std::string model = args.get_string({"-m", "--model"});
   const std::string out_path = args.get_string({"-o"});
   if (model.empty() || out_path.empty()) return Status::error(ErrorCode::kInvalidArgument, "usage: logits -m FILE --tokens IDS -o OUT.f32");
@@ -55,9 +52,15 @@ Status run(int argc, char** argv) {
 
 }  // namespace
 
-int cmd_logits(int argc, char** argv) {
-  const Status s = run(argc, argv);
-  return s.ok() ? 0 : report_error(s.message().c_str());
-}
+const Command kLogitsCommand = {
+    .name = "logits",
+    .synopsis = "logits -m FILE --tokens ID,ID,... -o OUT.f32 [--threads N] [--ctx N]",
+    .summary = "write every position's next-token logits (for parity tests)",
+    .details = [] { return std::string("OUT.f32: raw f32, one row of vocabulary size per token.\n"); },
+    .reads_model = true,
+    .switches = {},
+    .options = {"-m", "--model", "--tokens", "-o", "-t", "--threads", "-c", "--ctx", "--tokenizer"},
+    .run = run,
+};
 
 }  // namespace wllm::cli

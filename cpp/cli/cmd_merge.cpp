@@ -12,10 +12,7 @@
 namespace wllm::cli {
 namespace {
 
-Status run(int argc, char** argv) {
-  Args args(argc, argv, {});
-  WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known({}));
+Status run(const Args& args) {
   if (args.positionals().size() != 2) {
     return Status::error(ErrorCode::kInvalidArgument, "usage: wasm-llm merge IN-00001-of-0000N.gguf OUT.gguf");
   }
@@ -34,9 +31,17 @@ Status run(int argc, char** argv) {
 
 }  // namespace
 
-int cmd_merge(int argc, char** argv) {
-  const Status s = run(argc, argv);
-  return s.ok() ? 0 : report_error(s.message().c_str());
-}
+const Command kMergeCommand = {
+    .name = "merge",
+    .synopsis = "merge IN-00001-of-0000N.gguf OUT.gguf",
+    .summary = "join the files of a split model into one GGUF file",
+    .details = [] {
+      return std::string("The other files are found beside the first; split, then merged: the same bytes.\n");
+    },
+    .reads_model = false,
+    .switches = {},
+    .options = {},
+    .run = run,
+};
 
 }  // namespace wllm::cli

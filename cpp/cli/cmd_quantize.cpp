@@ -17,6 +17,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/help.h"
 #include "cli/model_file.h"
 #include "cli/model_writer.h"
 #include "cli/quant_plan.h"
@@ -26,25 +27,14 @@
 namespace wllm::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: wasm-llm quantize IN OUT.gguf TYPE [--pure] [--threads N] [--tokenizer FILE]\n"
-    "  IN: a GGUF file, the first file of a split model, or a llama2.c checkpoint (with its tokenizer)\n"
-    "  TYPE: %s\n"
-    "  Plain types put every 2-D weight in TYPE except output.weight (or tied token_embd),\n"
-    "  which gets q6_K as in llama.cpp; the _S/_M/_L mixes follow llama.cpp's layer rules.\n"
-    "  --pure: TYPE for every 2-D weight, output included. 1-D tensors stay f32.\n";
-
 struct Totals {
   uint64_t bytes_in = 0, bytes_out = 0;
   std::map<std::string, int> count_by_type;
 };
 
-Status run(int argc, char** argv) {
-  Args args(argc, argv, {"--pure"});
-  WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known({"--pure", "-t", "--threads", "--tokenizer"}));
+Status run(const Args& args) {
   if (args.positionals().size() != 3) {
-    std::fprintf(stderr, kUsage, quant_scheme_names().c_str());
+    std::fputs(usage_text(kQuantizeCommand).c_str(), stderr);
     return Status::error(ErrorCode::kInvalidArgument, "quantize takes IN.gguf OUT.gguf TYPE");
   }
   const std::string in_path = args.positionals()[0];
@@ -134,9 +124,21 @@ Status run(int argc, char** argv) {
 
 }  // namespace
 
-int cmd_quantize(int argc, char** argv) {
-  const Status s = run(argc, argv);
-  return s.ok() ? 0 : report_error(s.message().c_str());
-}
+const Command kQuantizeCommand = {
+    .name = "quantize",
+    .synopsis = "quantize IN OUT.gguf TYPE [--pure] [--threads N] [--tokenizer FILE]",
+    .summary = "convert a model's weights to TYPE (e.g. q4_0, q8_0, q4_K_M)",
+    .details = [] {
+      return "TYPE: " + quant_scheme_names() +
+             "\n"
+             "Plain types put every 2-D weight in TYPE except output.weight (or tied token_embd),\n"
+             "which gets q6_K as in llama.cpp; the _S/_M/_L mixes follow llama.cpp's layer rules.\n"
+             "--pure: TYPE for every 2-D weight, output included. 1-D tensors stay f32.\n";
+    },
+    .reads_model = true,
+    .switches = {"--pure"},
+    .options = {"-t", "--threads", "--tokenizer"},
+    .run = run,
+};
 
 }  // namespace wllm::cli

@@ -7,15 +7,13 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/help.h"
 #include "cli/model_file.h"
 #include "cli/model_writer.h"
 
 namespace wllm::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: wasm-llm split [--split-max-tensors N | --split-max-size SIZE] IN OUT\n"
-    "  writes OUT-00001-of-0000N.gguf, ...; SIZE: bytes, or with K, M or G (10^3, 10^6, 10^9)";
 constexpr int kDefaultMaxTensors = 128;  // gguf-split's default
 
 Result<uint64_t> parse_size(const std::string& text) {
@@ -34,11 +32,11 @@ Result<uint64_t> parse_size(const std::string& text) {
   return size;
 }
 
-Status run(int argc, char** argv) {
-  Args args(argc, argv, {});
-  WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known({"--split-max-tensors", "--split-max-size", "--tokenizer"}));
-  if (args.positionals().size() != 2) return Status::error(ErrorCode::kInvalidArgument, "%s", kUsage);
+Status run(const Args& args) {
+  if (args.positionals().size() != 2) {
+    std::fputs(usage_text(kSplitCommand).c_str(), stderr);
+    return Status::error(ErrorCode::kInvalidArgument, "split takes IN and OUT");
+  }
   SplitLimits limits;
   if (args.has("--split-max-size")) {
     if (args.has("--split-max-tensors")) {
@@ -63,9 +61,19 @@ Status run(int argc, char** argv) {
 
 }  // namespace
 
-int cmd_split(int argc, char** argv) {
-  const Status s = run(argc, argv);
-  return s.ok() ? 0 : report_error(s.message().c_str());
-}
+const Command kSplitCommand = {
+    .name = "split",
+    .synopsis = "split [--split-max-tensors N | --split-max-size SIZE] IN OUT",
+    .summary = "write OUT-00001-of-0000N.gguf, ... as llama.cpp's gguf-split does",
+    .details = [] {
+      return std::string(
+          "Default: 128 tensors per file. SIZE: bytes of tensor data per file, or with K, M or G\n"
+          "(10^3, 10^6, 10^9), e.g. 500M.\n");
+    },
+    .reads_model = true,
+    .switches = {},
+    .options = {"--split-max-tensors", "--split-max-size", "--tokenizer"},
+    .run = run,
+};
 
 }  // namespace wllm::cli

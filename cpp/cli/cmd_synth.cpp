@@ -33,6 +33,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/help.h"
 #include "cli/model_file.h"
 #include "cli/quant_plan.h"
 #include "gguf/gguf_writer.h"
@@ -42,17 +43,6 @@
 
 namespace wllm::cli {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: wasm-llm synth --shape NAME|DIMS --type TYPE --vocab VOCAB.gguf -o OUT.gguf\n"
-    "                      [--arch ARCH] [--head-dim N] [--sliding-window N] [--seed S] [--ctx N]\n"
-    "                      [--tied] [--pure] [--threads N]\n"
-    "                      [--chat-template FILE] [--pooling mean|cls|last] [--reranker]\n"
-    "  NAME: %s\n"
-    "  DIMS: DIMxLAYERS[:HEADS/KVHEADS[:FFN]], e.g. 256x2:4/2:512 (default heads dim/64,\n"
-    "        FFN 8/3·dim rounded up to 256; head width dim/heads unless --head-dim)\n"
-    "  ARCH: %s (default: the NAME's, else llama)\n"
-    "  TYPE: %s\n";
 
 // Untied output: sd of the random part of the logits, and the bigram bonus a
 // hidden state equal to the current token's embedding would give its
@@ -391,19 +381,14 @@ constexpr const char* kQwen3RerankTemplate =
     "search query, retrieve relevant passages that answer the query\n<Query>: {query}\n<Document>: {document}"
     "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n";
 
-Status run(int argc, char** argv) {
-  Args args(argc, argv, {"--pure", "--tied", "--reranker"});
-  WLLM_RETURN_IF_ERROR(args.status());
-  WLLM_RETURN_IF_ERROR(args.check_known({"--shape", "--type", "--vocab", "-o", "--output", "--arch", "--head-dim",
-                                         "--sliding-window", "--seed", "--ctx", "--pure", "--tied", "-t", "--threads",
-                                         "--chat-template", "--pooling", "--reranker"}));
+Status run(const Args& args) {
   const std::string shape_spec = args.get_string({"--shape"});
   const std::string type_name = args.get_string({"--type"});
   const std::string vocab_path = args.get_string({"--vocab"});
   const std::string out_path = args.get_string({"-o", "--output"});
   if (shape_spec.empty() || type_name.empty() || vocab_path.empty() || out_path.empty() ||
       !args.positionals().empty()) {
-    std::fprintf(stderr, kUsage, shape_names().c_str(), architecture_names().c_str(), quant_scheme_names().c_str());
+    std::fputs(usage_text(kSynthCommand).c_str(), stderr);
     return Status::error(ErrorCode::kInvalidArgument, "synth needs --shape, --type, --vocab and -o (and nothing else)");
   }
   WLLM_ASSIGN_OR_RETURN(Shape shape, parse_shape(shape_spec));
@@ -524,9 +509,27 @@ Status run(int argc, char** argv) {
 
 }  // namespace
 
-int cmd_synth(int argc, char** argv) {
-  const Status s = run(argc, argv);
-  return s.ok() ? 0 : report_error(s.message().c_str());
-}
+const Command kSynthCommand = {
+    .name = "synth",
+    .synopsis = "synth --shape NAME|DIMS --type TYPE --vocab VOCAB.gguf -o OUT.gguf\n"
+                "      [--arch ARCH] [--head-dim N] [--sliding-window N] [--seed S] [--ctx N]\n"
+                "      [--tied] [--pure] [--threads N]\n"
+                "      [--chat-template FILE] [--pooling mean|cls|last] [--reranker]",
+    .summary = "write a random-weight model of a real shape",
+    .details = [] {
+      return "NAME: " + shape_names() +
+             "\n"
+             "DIMS: DIMxLAYERS[:HEADS/KVHEADS[:FFN]], e.g. 256x2:4/2:512 (default heads dim/64,\n"
+             "      FFN 8/3·dim rounded up to 256; head width dim/heads unless --head-dim)\n"
+             "ARCH: " + architecture_names() + " (default: the NAME's, else llama)\n" +
+             "TYPE: " + quant_scheme_names() + "\n" +
+             "The weights are a function of --seed (default 1) alone.\n";
+    },
+    .reads_model = false,
+    .switches = {"--pure", "--tied", "--reranker"},
+    .options = {"--shape", "--type", "--vocab", "-o", "--output", "--arch", "--head-dim", "--sliding-window", "--seed",
+                "--ctx", "-t", "--threads", "--chat-template", "--pooling"},
+    .run = run,
+};
 
 }  // namespace wllm::cli

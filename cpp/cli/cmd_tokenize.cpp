@@ -109,40 +109,34 @@ void print_ids(const std::vector<int32_t>& ids, std::string* out) {
   *out += "]\n";
 }
 
-}  // namespace
-
-int cmd_tokenize(int argc, char** argv) {
-  const Args args(argc, argv, {"--no-bos", "--special", "--jsonl"});
-  if (!args.status().ok()) return report_error(args.status().message().c_str());
-  const Status known = args.check_known({"-m", "--model", "--no-bos", "--special", "--file", "--jsonl", "--tokenizer"});
-  if (!known.ok()) return report_error(known.message().c_str());
-
+Status run(const Args& args) {
   const std::string model_path = args.get_string({"-m", "--model"});
-  if (model_path.empty()) return report_error("tokenize needs -m FILE");
+  if (model_path.empty()) return Status::error(ErrorCode::kInvalidArgument, "tokenize needs -m FILE");
   const std::string file = args.get_string({"--file"});
   const bool jsonl = args.has("--jsonl");
-  if (jsonl && file.empty()) return report_error("--jsonl reads its lines from --file F (or --file -)");
-  if (!file.empty() && !args.positionals().empty()) return report_error("give TEXT or --file F, not both");
+  if (jsonl && file.empty()) {
+    return Status::error(ErrorCode::kInvalidArgument, "--jsonl reads its lines from --file F (or --file -)");
+  }
+  if (!file.empty() && !args.positionals().empty()) {
+    return Status::error(ErrorCode::kInvalidArgument, "give TEXT or --file F, not both");
+  }
   if (file.empty() && args.positionals().size() != 1) {
-    return report_error("tokenize needs one TEXT argument (quote it) or --file F");
+    return Status::error(ErrorCode::kInvalidArgument, "tokenize needs one TEXT argument (quote it) or --file F");
   }
   const bool add_special = !args.has("--no-bos");
   const bool parse_special = args.has("--special");
 
-  Result<std::shared_ptr<ModelFiles>> files = ModelFiles::open(model_path, args.get_string({"--tokenizer"}));
-  if (!files.ok()) return report_error(files.status().message().c_str());
-  Result<ModelLayout> layout = (*files)->layout();
-  if (!layout.ok()) return report_error(layout.status().message().c_str());
-  Result<Tokenizer> tok = Tokenizer::from_gguf(layout->file);
-  if (!tok.ok()) return report_error(tok.status().with_context(model_path).message().c_str());
+  WLLM_ASSIGN_OR_RETURN(const std::shared_ptr<ModelFiles> files,
+                        ModelFiles::open(model_path, args.get_string({"--tokenizer"})));
+  WLLM_ASSIGN_OR_RETURN(const ModelLayout layout, files->layout());
+  Result<Tokenizer> tok = Tokenizer::from_gguf(layout.file);
+  if (!tok.ok()) return tok.status().with_context(model_path);
 
   std::string input;
   if (file.empty()) {
     input = args.positionals()[0];
   } else {
-    Result<std::string> data = read_file(file);
-    if (!data.ok()) return report_error(data.status().message().c_str());
-    input = std::move(*data);
+    WLLM_ASSIGN_OR_RETURN(input, read_file(file));
   }
 
   std::string out;
@@ -158,13 +152,31 @@ int cmd_tokenize(int argc, char** argv) {
       start = end + 1;
       ++line_no;
       if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;  // blank line
-      Result<std::string> text = parse_json_string(line, line_no);
-      if (!text.ok()) return report_error(text.status().message().c_str());
-      print_ids(tok->encode(*text, add_special, parse_special), &out);
+      WLLM_ASSIGN_OR_RETURN(const std::string text, parse_json_string(line, line_no));
+      print_ids(tok->encode(text, add_special, parse_special), &out);
     }
   }
   const bool written = write_fully(stdout, out.data(), out.size());
-  return written && std::fflush(stdout) == 0 ? 0 : report_error("cannot write to stdout");
+  if (!written || std::fflush(stdout) != 0) return Status::error(ErrorCode::kIo, "cannot write to stdout");
+  return {};
 }
+
+}  // namespace
+
+const Command kTokenizeCommand = {
+    .name = "tokenize",
+    .synopsis = "tokenize -m FILE [--no-bos] [--special] (TEXT | --file F) [--jsonl]",
+    .summary = "print token ids as a JSON array",
+    .details = [] {
+      return std::string(
+          "--no-bos: no special tokens added; --special: control-token text (<|endoftext|>)\n"
+          "becomes control tokens; --file F: F's bytes as TEXT; --jsonl: each line of --file F\n"
+          "(-: stdin) is a JSON string, and each gives a line of ids.\n");
+    },
+    .reads_model = true,
+    .switches = {"--no-bos", "--special", "--jsonl"},
+    .options = {"-m", "--model", "--file", "--tokenizer"},
+    .run = run,
+};
 
 }  // namespace wllm::cli

@@ -1,86 +1,109 @@
 // wasm-llm: the native command-line interface. Each subcommand lives in its
-// own cmd_*.cpp; this file only dispatches and prints usage.
+// own cmd_*.cpp as a Command (commands.h); this file dispatches to them and
+// answers --help, help NAME and --version.
 #include <cstdio>
-#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
 
+#include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/help.h"
+#include "cli/name_meant.h"
+
+#ifndef WLLM_VERSION
+#error "WLLM_VERSION: CMakeLists.txt defines it as package.json's version"
+#endif
 
 namespace wllm::cli {
-
-int report_error(const char* message) {
-  std::fprintf(stderr, "error: %s\n", message);
-  return 1;
-}
-
-}  // namespace wllm::cli
-
 namespace {
 
-constexpr const char* kUsage =
-    "usage: wasm-llm <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  generate -m FILE -p TEXT [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p M]\n"
-    "           [--repeat-penalty R] [--repeat-last-n N] [--frequency-penalty F]\n"
-    "           [--presence-penalty P] [--seed S] [--threads N] [--ctx N] [--stop TEXT]\n"
-    "           [--json | --json-object | --json-schema FILE | --grammar FILE]\n"
-    "           [--prompt-cache FILE]\n"
-    "                      stream a continuation of TEXT to stdout; --json: the output is\n"
-    "                      a JSON value (--json-object: an object; --json-schema: valid\n"
-    "                      against the schema), --grammar: it matches the GBNF grammar;\n"
-    "                      --prompt-cache: the state after the prompt is saved in FILE\n"
-    "                      (created if missing), and a prompt starting with its tokens\n"
-    "                      evaluates only the rest\n"
-    "  tokenize -m FILE [--no-bos] [--special] (TEXT | --file F)\n"
-    "                      print token ids as a JSON array\n"
-    "  info -m FILE        architecture, shapes, tensor types, tokenizer, sizes\n"
-    "  quantize IN.gguf OUT.gguf TYPE\n"
-    "                      convert a model's weights to TYPE (e.g. q4_0, q8_0, q4_K_M)\n"
-    "  bench -m FILE [-p PROMPT_TOKENS] [-n GEN_TOKENS] [-r REPETITIONS] [--threads N] [--bandwidth]\n"
-    "                      print load time, prefill and decode speed, peak memory (JSON)\n"
-    "  synth --shape NAME|DIMS --type TYPE --vocab VOCAB.gguf -o OUT.gguf\n"
-    "                      write a random-weight model of a real shape\n"
-    "  logits -m FILE --tokens ID,ID,... -o OUT.f32\n"
-    "                      write every position's next-token logits (for parity tests)\n"
-    "  embed -m FILE [--pooling mean|cls|last|rank] [--no-normalize] (TEXT... | --file F)\n"
-    "                      print each text's embedding (JSON)\n"
-    "  embed -m FILE --rank QUERY (DOCUMENT... | --file F)\n"
-    "                      print each document's relevance to QUERY from a reranker (JSON)\n"
-    "  convert IN [--tokenizer FILE] -o OUT.gguf\n"
-    "                      write a llama2.c checkpoint (or a split model) as one GGUF file\n"
-    "  split [--split-max-tensors N | --split-max-size SIZE] IN OUT\n"
-    "                      write OUT-00001-of-0000N.gguf, ... as llama.cpp's gguf-split does\n"
-    "  merge IN-00001-of-0000N.gguf OUT.gguf\n"
-    "                      join the files of a split model into one GGUF file\n"
-    "\n"
-    "FILE (-m, IN): a GGUF file, the first file of a split model (NAME-00001-of-0000N.gguf;\n"
-    "the others are found beside it), or a llama2.c checkpoint: its tokenizer is --tokenizer\n"
-    "FILE, else tokenizer.bin or tok<VOCAB>.bin beside it, whichever fits.\n";
-
-struct Command {
-  const char* name;
-  int (*run)(int argc, char** argv);
+// In the order the overview lists them.
+const std::vector<const Command*> kCommands = {
+    &kGenerateCommand, &kTokenizeCommand, &kInfoCommand,  &kQuantizeCommand, &kBenchCommand, &kSynthCommand,
+    &kLogitsCommand,   &kEmbedCommand,    &kConvertCommand, &kSplitCommand,  &kMergeCommand,
 };
 
-constexpr Command kCommands[] = {
-    {"generate", wllm::cli::cmd_generate}, {"tokenize", wllm::cli::cmd_tokenize},
-    {"info", wllm::cli::cmd_info},         {"quantize", wllm::cli::cmd_quantize},
-    {"bench", wllm::cli::cmd_bench},       {"synth", wllm::cli::cmd_synth},
-    {"logits", wllm::cli::cmd_logits},     {"embed", wllm::cli::cmd_embed},
-    {"convert", wllm::cli::cmd_convert},   {"split", wllm::cli::cmd_split},
-    {"merge", wllm::cli::cmd_merge},
-};
+// Exit codes: 1 for a command that failed, 2 for a command line that names none.
+constexpr int kFailed = 1, kBadCommandLine = 2;
 
-}  // namespace
+bool is_help(std::string_view arg) { return arg == "--help" || arg == "-h"; }
+bool is_version(std::string_view arg) { return arg == "--version" || arg == "-V"; }
+
+int report_error(const std::string& message, int code) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return code;
+}
+
+const Command* find_command(std::string_view name) {
+  for (const Command* c : kCommands) {
+    if (name == c->name) return c;
+  }
+  return nullptr;
+}
+
+// "unknown command 'X' (did you mean 'Y'?); the commands: ...".
+std::string unknown_command(std::string_view name) {
+  std::vector<std::string_view> names;
+  std::string list;
+  for (const Command* c : kCommands) {
+    names.emplace_back(c->name);
+    list += (list.empty() ? "" : ", ") + std::string(c->name);
+  }
+  const std::string meant = name_meant(name, names);
+  return "unknown command '" + std::string(name) + "'" + (meant.empty() ? "" : " (did you mean '" + meant + "'?)") +
+         "; the commands: " + list + " (wasm-llm --help describes them)";
+}
+
+int print(const std::string& text) {
+  std::fputs(text.c_str(), stdout);
+  return std::fflush(stdout) == 0 ? 0 : report_error("cannot write to stdout", kFailed);
+}
+
+// `wasm-llm help [NAME]`.
+int help(int argc, char** argv) {
+  if (argc == 0) return print(overview_text(kCommands));
+  if (argc > 1) return report_error("help takes one command name", kBadCommandLine);
+  const Command* c = find_command(argv[0]);
+  return c ? print(usage_text(*c)) : report_error(unknown_command(argv[0]), kBadCommandLine);
+}
+
+// `wasm-llm NAME ARGS...`: --help (-h) anywhere a flag may stand prints its
+// usage instead; any other flag must be one it takes.
+int run(const Command& command, int argc, char** argv) {
+  std::vector<std::string_view> switches = command.switches;
+  switches.insert(switches.end(), {"--help", "-h"});
+  const Args args(argc, argv, switches);
+  if (args.has("--help") || args.has("-h")) return print(usage_text(command));
+  std::vector<std::string_view> known = switches;
+  known.insert(known.end(), command.options.begin(), command.options.end());
+  Status s = args.check_known(known);
+  if (s.ok()) s = args.status();
+  if (s.ok()) s = command.run(args);
+  return s.ok() ? 0 : report_error(s.message(), kFailed);
+}
 
 int main(int argc, char** argv) {
-  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    std::fputs(overview_text(kCommands).c_str(), stderr);
+    return kBadCommandLine;
   }
-  for (const Command& c : kCommands) {
-    if (std::strcmp(argv[1], c.name) == 0) return c.run(argc - 2, argv + 2);
+  const std::string_view first = argv[1];
+  if (is_help(first)) return print(overview_text(kCommands));
+  if (is_version(first)) return print(WLLM_VERSION "\n");
+  if (first == "help") return help(argc - 2, argv + 2);
+  if (const Command* c = find_command(first)) return run(*c, argc - 2, argv + 2);
+  if (first.starts_with('-')) {
+    const std::string meant = flag_meant(first, {"--help", "-h", "--version", "-V"});
+    return report_error("unknown option '" + std::string(first) + "'" +
+                            (meant.empty() ? "" : " (did you mean '" + meant + "'?)") +
+                            "; wasm-llm --help lists the commands",
+                        kBadCommandLine);
   }
-  std::fprintf(stderr, "error: unknown command '%s'\n\n%s", argv[1], kUsage);
-  return 2;
+  return report_error(unknown_command(first), kBadCommandLine);
 }
+
+}  // namespace
+}  // namespace wllm::cli
+
+int main(int argc, char** argv) { return wllm::cli::main(argc, argv); }

@@ -39,8 +39,10 @@ std::string stdout_of(const std::string& args) {
   return std::string(text.begin(), text.end());
 }
 
+// Seed 0 unless `more` gives one: without --seed, generate draws a random one.
 std::string generate_args(const std::string& model, const std::string& more = "") {
-  return "generate -m " + model + " -p 'Once upon a time' -n 120 --threads 1 " + more;
+  const std::string seed = more.find("--seed") == std::string::npos ? "--seed 0 " : "";
+  return "generate -m " + model + " -p 'Once upon a time' -n 120 --threads 1 " + seed + more;
 }
 
 GgufFile parse(const Bytes& bytes) {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -306,7 +307,7 @@ TEST_F(Cli, GrammarNoTokenCanContinueIsAnError) {
   std::FILE* f = std::fopen(grammar.c_str(), "wb");
   std::fputs("root ::= \"ab\" \"c\"+\n", f);
   std::fclose(f);
-  r = run_cli("generate -m " + model + " -p ab -n 20 --grammar " + grammar);
+  r = run_cli("generate -m " + model + " -p ab -n 20 --seed 0 --grammar " + grammar);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("grammar: no token of the vocabulary can continue the output after 2 generated tokens"),
             std::string::npos)
@@ -381,6 +382,132 @@ TEST_F(Cli, BadArgumentsFailWithAMessage) {
     EXPECT_NE(r.err.find("error: "), std::string::npos) << c.args << "\n" << r.err;
   }
   EXPECT_EQ(access(out.c_str(), F_OK), -1);
+}
+
+constexpr const char* kCommandNames[] = {"generate", "tokenize", "info",    "quantize", "bench", "synth",
+                                         "logits",   "embed",    "convert", "split",    "merge"};
+
+TEST_F(Cli, EveryCommandPrintsItsUsageOnHelp) {
+  for (const char* name : kCommandNames) {
+    const std::string usage = std::string("usage: wasm-llm ") + name + " ";
+    const CliResult help = run_cli(std::string("help ") + name);
+    EXPECT_EQ(help.exit_code, 0) << name << "\n" << help.err;
+    EXPECT_EQ(help.out.rfind(usage, 0), 0u) << name << "\n" << help.out;
+    EXPECT_EQ(help.err, "") << name;
+    for (const char* flag : {"--help", "-h"}) {
+      // After other arguments too, even ones that would fail: help wins.
+      for (const std::string& before : {std::string(), std::string("-m /nonexistent.gguf --bogus 1 ")}) {
+        const CliResult r = run_cli(std::string(name) + " " + before + flag);
+        EXPECT_EQ(r.exit_code, 0) << name << " " << before << flag << "\n" << r.err;
+        EXPECT_EQ(r.out, help.out) << name << " " << before << flag;
+      }
+    }
+  }
+  // A value that reads "-h" is a value: this prompt is "-h".
+  const CliResult r = run_cli("generate -m " + shared_models() + "/stories260K.gguf -p -h -n 0");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "-h\n");
+}
+
+TEST_F(Cli, OverviewListsEveryCommand) {
+  for (const char* args : {"--help", "-h", "help"}) {
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << args;
+    EXPECT_EQ(r.out.rfind("usage: wasm-llm <command> [options]\n", 0), 0u) << args << "\n" << r.out;
+    for (const char* name : kCommandNames) {
+      EXPECT_NE(r.out.find(std::string("\n  ") + name + " "), std::string::npos) << args << ": " << name;
+    }
+  }
+  // No command at all: the overview on stderr, and a failure.
+  const CliResult bare = run_cli("");
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_EQ(bare.out, "");
+  EXPECT_EQ(bare.err, run_cli("--help").out);
+}
+
+TEST_F(Cli, HelpOfAnUnknownCommandNamesTheCommands) {
+  const CliResult r = run_cli("help nosuch");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("error: unknown command 'nosuch'"), std::string::npos) << r.err;
+  for (const char* name : kCommandNames) EXPECT_NE(r.err.find(name), std::string::npos) << name;
+  const CliResult typo = run_cli("help generat");
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("unknown command 'generat' (did you mean 'generate'?)"), std::string::npos) << typo.err;
+  EXPECT_NE(run_cli("generat -p hi").err.find("(did you mean 'generate'?)"), std::string::npos);
+}
+
+// package.json's "version", which CMake passes to the CLI.
+std::string package_version() {
+  // WLLM_SHARED_MODELS is <source dir>/../shared/models.
+  const std::string models = shared_models();
+  const std::string root = models.substr(0, models.size() - std::string("/../shared/models").size());
+  const Bytes bytes = read_file_bytes(root + "/package.json");
+  const std::string json(bytes.begin(), bytes.end());
+  std::smatch m;
+  return std::regex_search(json, m, std::regex(R"re("version"\s*:\s*"([^"]+)")re")) ? m[1].str() : "";
+}
+
+TEST_F(Cli, VersionIsThePackages) {
+  const std::string version = package_version();
+  ASSERT_FALSE(version.empty());
+  for (const char* flag : {"--version", "-V"}) {
+    const CliResult r = run_cli(flag);
+    EXPECT_EQ(r.exit_code, 0) << flag;
+    EXPECT_EQ(r.out, version + "\n") << flag;
+  }
+}
+
+TEST_F(Cli, UnknownFlagsNameTheFlagMeant) {
+  const std::string generate = "generate -m " + shared_models() + "/stories260K.gguf -p Hi ";
+  const struct {
+    std::string args;
+    const char* message;
+  } cases[] = {
+      {generate + "--max-tokens 5", "unknown option '--max-tokens' (did you mean '-n'?)"},
+      {generate + "--temperature 0.7", "unknown option '--temperature' (did you mean '--temp'?)"},
+      {generate + "--temprature 0.7", "unknown option '--temprature' (did you mean '--temp'?)"},
+      {generate + "--top_k 5", "unknown option '--top_k' (did you mean '--top-k'?)"},
+      {generate + "--ctx-size 64", "unknown option '--ctx-size' (did you mean '--ctx'?)"},
+      {generate + "--temperature", "unknown option '--temperature' (did you mean '--temp'?)"},  // no value
+      {"bench -m x --n-predict 5", "unknown option '--n-predict' (did you mean '-n'?)"},
+      // quantize takes no context size: nothing to suggest.
+      {"quantize a b q8_0 --ctx-size 64", "unknown option '--ctx-size'\n"},
+      {generate + "-x 1", "unknown option '-x'\n"},
+      {"--verison", "unknown option '--verison' (did you mean '--version'?)"},
+  };
+  for (const auto& c : cases) {
+    const CliResult r = run_cli(c.args);
+    EXPECT_NE(r.exit_code, 0) << c.args;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(r.out, "") << c.args;
+  }
+}
+
+// The seed generate's summary line reports, or -1.
+long long reported_seed(const std::string& summary) {
+  std::smatch m;
+  return std::regex_search(summary, m, std::regex(R"(\| seed (\d+))")) ? std::stoll(m[1].str()) : -1;
+}
+
+TEST_F(Cli, GenerateDrawsASeedUnlessGivenOne) {
+  const std::string generate = "generate -m " + shared_models() + "/stories260K.gguf -p 'Once upon a time' -n 40 ";
+  // Without --seed: a fresh seed each run, reported so that --seed gives the text again.
+  const CliResult a = run_cli(generate + "--temp 0.8"), b = run_cli(generate + "--temp 0.8");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  ASSERT_NE(reported_seed(a.err), -1) << a.err;
+  EXPECT_NE(reported_seed(a.err), reported_seed(b.err));
+  const CliResult again = run_cli(generate + "--temp 0.8 --seed " + std::to_string(reported_seed(a.err)));
+  EXPECT_EQ(again.out, a.out);
+  EXPECT_EQ(reported_seed(again.err), reported_seed(a.err));
+  // With --seed: the same text every run.
+  const CliResult s1 = run_cli(generate + "--temp 0.8 --seed 7"), s2 = run_cli(generate + "--temp 0.8 --seed 7");
+  ASSERT_EQ(s1.exit_code, 0) << s1.err;
+  EXPECT_EQ(s1.out, s2.out);
+  EXPECT_EQ(reported_seed(s1.err), 7);
+  // Greedy decoding has no use for the seed.
+  EXPECT_EQ(run_cli(generate + "--temp 0").out, run_cli(generate + "--temp 0 --seed 5").out);
 }
 
 }  // namespace

@@ -146,9 +146,22 @@ describe('wasm-llm CLI in Node', () => {
     }
   });
 
-  it('exits 2 with usage for an unknown command', async () => {
+  it('exits 2 naming the commands for an unknown command', async () => {
     const r = await run('node', ['frobnicate']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/unknown command 'frobnicate'/);
+    expect(r.stderr).toMatch(/unknown command 'frobnicate'.*generate, tokenize/);
+  });
+
+  it('prints the package version and a command\'s usage, as the native CLI does', async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
+    const ours = await run('node', ['--version']);
+    expect(ours).toMatchObject({ code: 0, stdout: `${version}\n` });
+    for (const args of [['generate', '--help'], ['help', 'generate']]) {
+      const help = await run('node', args);
+      expect(help.code, args.join(' ')).toBe(0);
+      expect(help.stdout).toMatch(/^usage: wasm-llm generate -m FILE -p TEXT /);
+      expect(help.stdout).toMatch(/--seed S +the sampler's seed \(default: a random one/);
+      expect(help.stdout).toBe((await run('native', args)).stdout);
+    }
   });
 });
