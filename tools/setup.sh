@@ -8,20 +8,23 @@
 # its MiniBrowser, and Xvfb as its display) from apt, the npm dependencies,
 # and a pinned Node 24 into build/node24 (x64 Linux only; see below).
 # Idempotent and quick when everything is already there.
+#   --start    only what `npm start` needs: Emscripten and CMake to build the
+#              command-line tool (its JS needs no npm dependency)
 #   --no-npm   skip the npm dependencies and Node 24 (the native build needs none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 with_npm=1
+apt_packages=(cmake g++ make libgtest-dev emscripten clang-19 libclang-rt-19-dev g++-aarch64-linux-gnu qemu-user chromium
+  firefox-esr webkit2gtk-driver xvfb)
 for arg in "$@"; do
   case "$arg" in
+    --start) with_npm=0; apt_packages=(cmake make emscripten) ;;
     --no-npm) with_npm=0 ;;
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
 
-apt_packages=(cmake g++ make libgtest-dev emscripten clang-19 libclang-rt-19-dev g++-aarch64-linux-gnu qemu-user chromium
-  firefox-esr webkit2gtk-driver xvfb)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -21,13 +21,10 @@ import { launchWebKit } from './drivers/webkit.mjs';
 // private, and there OPFS rejects every call, as in Safari's Private
 // Browsing: models load but are not kept); retry, when a failed test runs
 // again. WebKitGTK's JavaScriptCore (2.50, x86-64) now and then traps in wasm
-// that runs without fault on the same input every other time: an
-// out-of-bounds access or a null call_indirect, each time somewhere else (in
-// the load, in a decode step), in about one run of engine.test.mjs's WebKit
-// tests in twenty. That code is single-threaded and its input the same each
-// run; the same builds run in Chromium and Firefox without such failures.
-// The engine reports a trap as a crash (worker/serve.js): only a test that
-// failed with one runs again, twice at most.
+// that runs without fault on the same input every other time (measurements:
+// docs/performance.md, "Measurements behind the code"). The engine reports a
+// trap as a crash (worker/serve.js): only a test that failed with one runs
+// again, twice at most.
 const ENGINES = {
   chromium: { launch: launchChromium, relaxedSimd: true, threads: true, opfs: true, retry: 0 },
   firefox: { launch: launchFirefox, relaxedSimd: true, threads: true, opfs: true, retry: 0 },

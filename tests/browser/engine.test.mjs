@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { architectureModel, architectures } from '../reference/architectures.mjs';
-import { modelCache } from '../reference/reference.mjs';
+import { fullMatrix, modelCache } from '../reference/reference.mjs';
 import { nativeContinuation, syntheticModel } from '../js/helpers.mjs';
 import { browsers, openTestPage, slowModel } from './browser.mjs';
 
@@ -281,7 +281,10 @@ for (const browser of browsers) describe(browser.name, { retry: browser.retry },
     }
   });
 
-  describe('page without cross-origin isolation', () => {
+  // A page without isolation runs the single-thread builds in every engine:
+  // npm test checks it in Chromium (WebKit's isolated page runs them too),
+  // test:full in every engine.
+  describe.runIf(fullMatrix || browser.name === 'chromium')('page without cross-origin isolation', () => {
     let t;
     beforeAll(async () => {
       t = await openTestPage({
@@ -307,7 +310,8 @@ for (const browser of browsers) describe(browser.name, { retry: browser.retry },
     kernelTests(() => t, browser, 'st');
     streamingAndAbortTests(() => t);
 
-    if (browser.name === 'chromium') {
+    // npm test: every architecture runs in the threaded build above, and in Node (parity.test.mjs).
+    if (browser.name === 'chromium' && fullMatrix) {
       it('runs every architecture in the single-thread build: the native CLI text, greedy and seeded', () =>
         expectEveryArchitecture(t, 1));
     }

@@ -52,6 +52,14 @@ describe('the packed package', () => {
     expect(fs.existsSync(path.join(dir, 'node_modules/node-llama-cpp'))).toBe(false);  // no dev dependencies
   });
 
+  it('holds every file the README links to, so its links work in node_modules and on the registry', () => {
+    const files = new Set(packed.files.map((f) => f.path));
+    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const targets = [...readme.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)].map((m) => m[1]).filter((t) => !/^[a-z]+:/.test(t));
+    expect(targets.length).toBeGreaterThan(3);
+    for (const target of targets) expect(files, target).toContain(path.posix.normalize(target));
+  });
+
   it('generates from an ES module script', async () => {
     const out = await node('esm.mjs', `
       import { LLM } from 'wasm-llm';

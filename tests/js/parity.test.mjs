@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { LLM } from '../../js/index.js';
 import { architectureModel, architectures } from '../reference/architectures.mjs';
-import { repoRoot, runCli } from '../reference/reference.mjs';
+import { quickSubset, repoRoot, runCli } from '../reference/reference.mjs';
 import { modelPath, nativeContinuation, nodeKernels, syntheticModel } from './helpers.mjs';
 
 const execFileP = promisify(execFile);
@@ -53,7 +53,8 @@ describe.each([1, 2])('with %i thread(s)', (threads) => {
 
   const types = ['f32', 'f16', 'bf16', 'q8_0', 'q4_0', 'q4_1', 'q5_0', 'q5_1', 'q2_K', 'q3_K', 'q4_K', 'q5_K', 'q6_K',
     'q4_K_M'];
-  it.each(types)('a synthetic %s model matches the native CLI', async (type) => {
+  // npm test: each type with one thread count, taking turns; test:full: both.
+  it.each(quickSubset(types, (i) => i % 2 === threads - 1))('a synthetic %s model matches the native CLI', async (type) => {
     await expectParity(await syntheticModel(type), threads, 48);
   });
 });
@@ -61,8 +62,9 @@ describe.each([1, 2])('with %i thread(s)', (threads) => {
 // Every architecture beyond llama (tests/reference/architectures.mjs) in q4_0
 // (whose matrices the wasm build repacks), long enough to cross the sliding
 // windows and wrap the local layers' ring of slots.
-describe.each(architectures)('$arch', (row) => {
-  it.each([1, 2])('q4_0 with %i thread(s) matches the native CLI', async (threads) => {
+describe.each(architectures.map((row, index) => ({ ...row, index })))('$arch', (row) => {
+  // npm test: one thread count each, taking turns; test:full: both.
+  it.each(quickSubset([1, 2], (i) => i === row.index % 2))('q4_0 with %i thread(s) matches the native CLI', async (threads) => {
     await expectParity(await architectureModel(row, 'q4_0'), threads, 120);
   });
 });

@@ -1,7 +1,7 @@
 // Shared pieces of the reference comparisons: where things are, how to run
 // our native CLI, and llama.cpp (through node-llama-cpp) as the reference.
 import { execFile } from 'node:child_process';
-import { mkdirSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -16,6 +16,17 @@ export const cli = join(repoRoot, 'build/native/wasm-llm');
 // Generated models (synthetic weights) are cached here between runs.
 export const modelCache = join(repoRoot, 'build/models');
 
+// npm run test:full (tools/test.mjs --full) sets WASM_LLM_FULL=1: every type of
+// every architecture in every engine. npm test keeps at least one check of
+// each architecture, type, build and engine.
+export const fullMatrix = process.env.WASM_LLM_FULL === '1';
+
+// What a quick run keeps of `items`: all of them in the full matrix, else
+// those whose index `keep(index)` accepts.
+export function quickSubset(items, keep) {
+  return fullMatrix ? items : items.filter((_, i) => keep(i));
+}
+
 export async function runCli(args, { timeout = 600_000 } = {}) {
   const { stdout, stderr } = await execFileP(cli, args, { timeout, maxBuffer: 256 << 20 });
   return { stdout, stderr };
@@ -26,7 +37,13 @@ export async function runCli(args, { timeout = 600_000 } = {}) {
 export async function cached(file, make) {
   mkdirSync(modelCache, { recursive: true });
   const path = join(modelCache, file);
-  if (!existsSync(path) || statSync(path).mtimeMs < statSync(cli).mtimeMs) await make(path);
+  if (!existsSync(path) || statSync(path).mtimeMs < statSync(cli).mtimeMs) {
+    // Written under a name of its own, then renamed: the Node and browser
+    // suites run side by side (tools/test.mjs) and may make the same model.
+    const partial = join(modelCache, `.${process.pid}-${file}`);
+    await make(partial);
+    renameSync(partial, path);
+  }
   return path;
 }
 
