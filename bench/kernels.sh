@@ -4,6 +4,8 @@
 # tools/setup.sh fetches on x64 Linux), one after the other:
 #   bash bench/kernels.sh [native] [node] [chromium] [node24] [-- kernel-bench options]
 # (the first three by default), e.g. bash bench/kernels.sh node chromium -- --types q4_0,q4_K
+# The kernel-bench target of the presets native, wasm-st and wasm-st-relaxed
+# (CMakePresets.json): the wasm ones single-threaded, as the benchmark is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=()
@@ -13,23 +15,21 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
 done
 [ "${1:-}" = -- ] && shift
 [ ${#targets[@]} -gt 0 ] || targets=(native node chromium)
-out=build/kernel-bench
 for target in "${targets[@]}"; do
   echo "== $target"
   case "$target" in
     native)
-      bash tools/build-native.sh >/dev/null
+      tools/build-preset.sh native kernel-bench
       build/native/kernel-bench "$@" ;;
     node)
-      tools/build-wasm-program.sh simd128 "$out/kernel-bench-simd128.js" bench/kernel_bench.cpp
-      node "$out/kernel-bench-simd128.js" "$@" ;;
-    chromium | node24)
-      tools/build-wasm-program.sh relaxed "$out/kernel-bench-relaxed.js" bench/kernel_bench.cpp
-      if [ "$target" = chromium ]; then
-        node tools/run-wasm-in-chromium.mjs "$out/kernel-bench-relaxed.js" "$@"
-      else
-        build/node24/bin/node "$out/kernel-bench-relaxed.js" "$@"
-      fi ;;
+      tools/build-preset.sh wasm-st kernel-bench
+      node build/wasm-st/kernel-bench.js "$@" ;;
+    chromium)
+      tools/build-preset.sh wasm-st-relaxed kernel-bench
+      node tools/run-wasm-in-chromium.mjs build/wasm-st-relaxed/kernel-bench.js "$@" ;;
+    node24)
+      tools/build-preset.sh wasm-st-relaxed kernel-bench
+      build/node24/bin/node build/wasm-st-relaxed/kernel-bench.js "$@" ;;
     *) echo "kernels.sh: unknown target $target (native, node, chromium or node24)" >&2; exit 2 ;;
   esac
 done

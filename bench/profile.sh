@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Where the wasm engine spends its time: the wasm CLI built with function
-# names (build/wasm-profile, or build/wasm-profile-relaxed), run under Node's
+# names (the presets profile and profile-relaxed of CMakePresets.json, into
+# build/profile and build/profile-relaxed), run under Node's
 # sampling profiler on one thread, then the functions with the most self time
 # and their share of it (bench/profile-summary.mjs):
 #   bash bench/profile.sh [relaxed] -- CLI-ARGS...
@@ -12,11 +13,11 @@
 # and read_fully: give it enough tokens to make that small.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-relaxed=OFF
+preset=profile
 suffix=''
 node=node
 if [ "${1:-}" = relaxed ]; then
-  relaxed=ON
+  preset=profile-relaxed
   suffix=-relaxed
   node=build/node24/bin/node
   shift
@@ -25,18 +26,10 @@ cli=wasm-llm-cli$suffix
 [ "${1:-}" = -- ] && shift
 [ $# -gt 0 ] || { echo "usage: bash bench/profile.sh [relaxed] -- CLI-ARGS..." >&2; exit 2; }
 
-dir=build/wasm-profile$suffix
-export NODE_PATH=/usr/share/nodejs  # Debian's emscripten finds its JS dependencies here
-# --profiling-funcs keeps the functions' names in the module and changes
-# nothing else about the code.
-if ! { emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DWLLM_WASM_THREADS=ON \
-         -DWLLM_WASM_RELAXED=$relaxed -DWLLM_BUILD_TESTS=OFF -DCMAKE_EXE_LINKER_FLAGS=--profiling-funcs &&
-       cmake --build "$dir" --target "$cli" -j"$(nproc)"; } >"$dir.log" 2>&1; then
-  tail -30 "$dir.log" >&2
-  echo "profile: the build failed (see $dir.log)" >&2
-  exit 1
-fi
-echo '{"type":"commonjs"}' >"$dir/package.json"  # Emscripten's glue is CommonJS; the repository is ESM
+# The build links with --profiling-funcs, which keeps the functions' names in
+# the module and changes nothing else about the code.
+tools/build-preset.sh "$preset"
+dir=build/$preset
 
 profiles=$(mktemp -d)
 trap 'rm -rf "$profiles"' EXIT

@@ -7,15 +7,41 @@
 #                                        (browsers, Node 22 and later)
 #   wasm-llm-cli.{js,wasm,worker.js}     the command-line tool for Node (threaded)
 #   wasm-llm-cli-relaxed.*               the same with relaxed SIMD
-# Each variant has its own build directory (build/wasm-mt, build/wasm-st, ...)
-# because -pthread (and the relaxed kernels' compiler) must be on the compile
-# of every object. Build logs go to build/wasm-*/build.log; on failure the
-# errors are shown.
+#   bash tools/build-wasm.sh [--variants mt,st,mt-relaxed,st-relaxed] [--cli-only]
+# --variants: only these (default: all four); --cli-only: only the CLI of the
+# threaded variants (default: mt), what `npm start` needs.
+# Each variant is a preset of CMakePresets.json (wasm-mt, wasm-st, ...) with
+# its own build folder (build/wasm-mt, ...) because -pthread (and the relaxed
+# kernels' compiler) must be on the compile of every object; this builds its
+# target wasm-package (or the CLI), not the kernel tests. Build logs go to
+# build/wasm-*/build.log; on failure the errors are shown.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian's emscripten needs Debian's acorn; node here may come from elsewhere.
-export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+all_variants=(mt st mt-relaxed st-relaxed)
+variants=()
+cli_only=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cli-only) cli_only=1; shift ;;
+    --variants)
+      IFS=, read -ra variants <<<"${2:-}"
+      [ ${#variants[@]} -gt 0 ] || { echo "build-wasm: --variants needs a list, e.g. mt,st" >&2; exit 2; }
+      shift 2 ;;
+    *) echo "build-wasm: unknown argument $1 (--variants LIST, --cli-only)" >&2; exit 2 ;;
+  esac
+done
+if [ ${#variants[@]} -eq 0 ]; then
+  if [ "$cli_only" = 1 ]; then variants=(mt); else variants=("${all_variants[@]}"); fi
+fi
+for variant in "${variants[@]}"; do
+  [[ " ${all_variants[*]} " == *" $variant "* ]] ||
+    { echo "build-wasm: unknown variant $variant (known: ${all_variants[*]})" >&2; exit 2; }
+  if [ "$cli_only" = 1 ] && [ "${variant%-relaxed}" != mt ]; then
+    echo "build-wasm: the CLI is built by the threaded variants only, not $variant" >&2
+    exit 2
+  fi
+done
 
 if ! command -v em++ >/dev/null || ! command -v clang++-19 >/dev/null; then
   echo "build-wasm: installing emscripten and clang-19 with apt-get"
@@ -25,31 +51,29 @@ if ! command -v em++ >/dev/null || ! command -v clang++-19 >/dev/null; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq emscripten clang-19 >/dev/null
 fi
 
-jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p dist/wasm
-for variant in mt st mt-relaxed st-relaxed; do
+for variant in "${variants[@]}"; do
   dir=build/wasm-$variant
-  threads=$([ "${variant%-relaxed}" = mt ] && echo ON || echo OFF)
   relaxed_suffix=${variant#[ms]t}  # '' or -relaxed
-  relaxed=$([ -n "$relaxed_suffix" ] && echo ON || echo OFF)
-  mkdir -p "$dir"
-  if ! emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DWLLM_WASM_THREADS="$threads" \
-      -DWLLM_WASM_RELAXED="$relaxed" >"$dir/configure.log" 2>&1; then
-    tail -30 "$dir/configure.log"
-    exit 1
+  cli=()
+  [ "${variant%-relaxed}" != mt ] || cli=("$dir"/wasm-llm-cli$relaxed_suffix.{js,wasm,worker.js})
+  if [ "$cli_only" = 1 ]; then
+    tools/build-preset.sh "wasm-$variant" "wasm-llm-cli$relaxed_suffix"
+    files=("${cli[@]}")
+  else
+    tools/build-preset.sh "wasm-$variant" wasm-package
+    files=("$dir"/wasm-llm-$variant{,-web}.{js,wasm,worker.js} "${cli[@]}")
   fi
-  if ! cmake --build "$dir" -j"$jobs" >"$dir/build.log" 2>&1; then
-    grep -E "error|Error" -A3 "$dir/build.log" | head -60
-    echo "build failed: see $dir/build.log" >&2
-    exit 1
-  fi
-  for f in "$dir"/wasm-llm-$variant{,-web}.{js,wasm,worker.js} \
-      "$dir"/wasm-llm-cli$relaxed_suffix.{js,wasm,worker.js}; do  # the CLI: mt builds only
-    if [ -f "$f" ]; then cp "$f" dist/wasm/; fi
+  for f in "${files[@]}"; do
+    if [ -f "$f" ]; then cp "$f" dist/wasm/; fi  # .worker.js: threaded builds only
   done
 done
 # The Node glue is classic CommonJS; keep a "type": "module" consumer from
 # parsing it as ESM. (Browsers and bundlers load the -web glue as a module
 # whatever this says.)
 echo '{"type":"commonjs"}' >dist/wasm/package.json
-echo "built dist/wasm (wasm-llm-mt, wasm-llm-st, their relaxed-SIMD builds, -web glue and the CLI)"
+if [ "$cli_only" = 1 ]; then
+  echo "built dist/wasm (the CLI of ${variants[*]})"
+else
+  echo "built dist/wasm (${variants[*]}: Node and -web glue, and the CLI of the threaded ones)"
+fi

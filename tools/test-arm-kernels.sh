@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
 # Cross-builds wasm-llm for aarch64 and runs it under qemu-aarch64: the ARM
 # leg of "same bits on every ISA" (design-notes §2).
-#  1. kernels_test (every NEON kernel against the scalar reference, bit for
-#     bit; the active ISA must be "neon"), quant_test and math_test's golden
-#     bits (the scalar reference and core/math give the same results on ARM),
-#     linked statically against the aarch64 engine libraries and a GoogleTest
-#     built here from /usr/src/googletest (no arm64 libgtest package needed);
-#  2. kernels_test again built for the dot-product extension (WLLM_ARM_DOTPROD,
-#     SDOT), under `qemu-aarch64 -cpu max`;
-#  3. the aarch64 CLI against the x86 one (build/native/wasm-llm): generated
-#     text, logits and quantized files must be equal byte for byte, on the f32
-#     model and on quantized models whose weights use every NEON kernel; so
-#     must saved states (--prompt-cache), and a state saved on x86 continues
-#     on aarch64 with the x86 text;
-#  4. no fused multiply-add instruction in any aarch64 engine object.
+#  1. the presets aarch64 and aarch64-dotprod (CMakePresets.json), and their
+#     ctest under qemu: kernels_test (every NEON kernel against the scalar
+#     reference, bit for bit; the active ISA must be "neon"), quant_test and
+#     math_test's golden bits (the scalar reference and core/math give the
+#     same results on ARM); kernels_test again built for the dot-product
+#     extension (SDOT), under `qemu-aarch64 -cpu max`;
+#  2. the aarch64 CLI against the x86 one (build/native/wasm-llm, preset
+#     native): generated text, logits and quantized files must be equal byte
+#     for byte, on the f32 model and on quantized models whose weights use
+#     every NEON kernel; so must saved states (--prompt-cache), and a state
+#     saved on x86 continues on aarch64 with the x86 text;
+#  3. no fused multiply-add instruction in any aarch64 engine object.
 # binfmt is not registered on our machines, so qemu is called explicitly.
 # Speeds under qemu mean nothing; this checks results only.
 set -euo pipefail
@@ -35,11 +34,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 models=../shared/models
-gtest=/usr/src/googletest/googletest
-tests=build/arm-tests
-mkdir -p "$tests"
-# The flags CMakeLists.txt gives every build, plus a static link for qemu.
-cxx=(aarch64-linux-gnu-g++ -O2 -std=c++20 -ffp-contract=off -fno-fast-math -Wall -Wextra -static)
 
 # Runs "$@" with its output in $log; on failure shows the log's end and stops.
 logged() {
@@ -52,60 +46,8 @@ logged() {
   }
 }
 
-# ---- builds ---------------------------------------------------------------------
-
-# cross_build DIR TARGETS [CMAKE OPTIONS]: the engine for aarch64 via
-# cmake/aarch64-linux-gnu.cmake (incremental).
-cross_build() {
-  local dir=$1 targets=$2
-  shift 2
-  mkdir -p "$dir"
-  logged "$dir/configure.log" cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
-    -DCMAKE_BUILD_TYPE=Release -DWLLM_BUILD_TESTS=OFF "$@"
-  # shellcheck disable=SC2086  # targets is a word list
-  logged "$dir/build.log" cmake --build "$dir" -j2 --target $targets
-}
-
 # step TEXT: a progress line with the seconds elapsed so far.
 step() { echo "test-arm-kernels: $* [$((SECONDS - start)) s]"; }
-
-step "building for aarch64 (build/arm, build/arm-dotprod)"
-cross_build build/arm "wasm-llm"
-cross_build build/arm-dotprod "wllm_quant wllm_core" -DWLLM_ARM_DOTPROD=ON
-bash tools/build-native.sh >/dev/null  # the x86 CLI the aarch64 one is compared with
-
-# GoogleTest for aarch64, built once.
-for unit in gtest-all gtest_main; do
-  [ -f "$tests/$unit.o" ] || logged "$tests/$unit.log" \
-    "${cxx[@]}" -I"$gtest/include" -I"$gtest" -c "$gtest/src/$unit.cc" -o "$tests/$unit.o"
-done
-
-# build_test NAME LIBDIR OUT [FLAGS]: tests/cpp/NAME.cpp linked against the
-# engine libraries in LIBDIR, rebuilt when the source or a library is newer.
-build_test() {
-  local name=$1 libs=$2 out=$3
-  shift 3
-  local inputs=("tests/cpp/$name.cpp" "$libs/libwllm_quant.a" "$libs/libwllm_core.a" "$tests/gtest-all.o")
-  local stale=0 input
-  [ -f "$out" ] || stale=1
-  for input in "${inputs[@]}"; do
-    if [ "$input" -nt "$out" ]; then stale=1; fi
-  done
-  [ "$stale" = 1 ] || return 0
-  logged "$out.log" "${cxx[@]}" "$@" -Icpp -Itests/cpp -I"$gtest/include" "tests/cpp/$name.cpp" \
-    "$libs/libwllm_quant.a" "$libs/libwllm_core.a" "$tests/gtest-all.o" "$tests/gtest_main.o" -o "$out"
-}
-
-step "building the tests (build/arm-tests)"
-# Two at a time (the machine has two cores); a failed build stops the script.
-build_test quant_test build/arm "$tests/quant_test" &
-first=$!
-build_test kernels_test build/arm "$tests/kernels_test"
-build_test math_test build/arm "$tests/math_test"
-wait "$first"
-build_test kernels_test build/arm-dotprod "$tests/kernels_test_dotprod" -march=armv8.2-a+dotprod
-
-# ---- tests under qemu --------------------------------------------------------------
 
 failures=0
 fail() {
@@ -113,44 +55,15 @@ fail() {
   failures=$((failures + 1))
 }
 
-# run_kernels_test LABEL BINARY [QEMU OPTIONS]: the test must pass and report neon.
-run_kernels_test() {
-  local label=$1 binary=$2
-  shift 2
-  local log="$binary.out"
-  if ! qemu-aarch64 "$@" "$binary" >"$log" 2>&1; then
-    cat "$log"
-    fail "$label"
-    return
-  fi
-  local isa
-  isa=$(sed -n 's/^active kernels: //p' "$log")
-  echo "$label: passed, active kernels: $isa"
-  [[ "$isa" == neon* ]] || fail "$label: active kernels are '$isa', not neon"
-}
-
-# run_gtest LABEL BINARY [GTEST OPTIONS]
-run_gtest() {
-  local label=$1 binary=$2
-  shift 2
-  if qemu-aarch64 "$binary" --gtest_brief=1 "$@" >"$binary.out" 2>&1; then
-    echo "$label: $(grep -E '^\[  PASSED  \]' "$binary.out")"
-  else
-    cat "$binary.out"
-    fail "$label"
-  fi
-}
+step "building for aarch64 (build/aarch64, build/aarch64-dotprod)"
+tools/build-preset.sh aarch64
+tools/build-preset.sh aarch64-dotprod
+# The x86 CLI the aarch64 one is compared with (nothing to do when it is up to date).
+tools/build-preset.sh native wasm-llm
 
 step "C++ tests under qemu-aarch64"
-run_kernels_test "kernels_test (NEON)" "$tests/kernels_test"
-run_kernels_test "kernels_test (NEON + dotprod, -cpu max)" "$tests/kernels_test_dotprod" -cpu max
-run_gtest "quant_test" "$tests/quant_test"
-# math_test's accuracy sweeps compare against long double, which is software
-# quad precision on aarch64 (~5 min under qemu); they test code that has no
-# ISA-specific path. The golden checksums (the same bits as x86 and wasm),
-# special values and determinism are what ARM must show.
-run_gtest "math_test (golden bits, special values)" "$tests/math_test" \
-  --gtest_filter='Golden.*:*.SpecialValues:ExpF32.SymmetryAndDeterminism'
+ctest --preset aarch64 || fail "ctest --preset aarch64"
+ctest --preset aarch64-dotprod || fail "ctest --preset aarch64-dotprod (kernels_test, -cpu max)"
 
 # ---- the whole engine: aarch64 CLI == x86 CLI, byte for byte ---------------------
 
@@ -158,7 +71,7 @@ run_gtest "math_test (golden bits, special values)" "$tests/math_test" \
 cli() {
   local which=$1
   shift
-  if [ "$which" = x86 ]; then build/native/wasm-llm "$@"; else qemu-aarch64 build/arm/wasm-llm "$@"; fi
+  if [ "$which" = x86 ]; then build/native/wasm-llm "$@"; else qemu-aarch64 build/aarch64/wasm-llm "$@"; fi
 }
 parity=build/arm-parity
 mkdir -p "$parity"
@@ -257,12 +170,12 @@ done
 
 # ---- no FMA in aarch64 engine code (-ffp-contract=off, no FMA intrinsics) --------
 
-fused=$(find build/arm/CMakeFiles build/arm-dotprod/CMakeFiles -name '*.o' -print0 | xargs -0 aarch64-linux-gnu-objdump -d |
-  grep -cE $'\t(fmla|fmls|fmadd|fmsub|fnmadd|fnmsub|fnmla|fnmls)\t' || true)
+fused=$(find build/aarch64/CMakeFiles/wllm_*.dir build/aarch64-dotprod/CMakeFiles/wllm_*.dir -name '*.o' -print0 |
+  xargs -0 aarch64-linux-gnu-objdump -d | grep -cE $'\t(fmla|fmls|fmadd|fmsub|fnmadd|fnmsub|fnmla|fnmls)\t' || true)
 if [ "$fused" = 0 ]; then
   echo "no fused multiply-add in the aarch64 engine objects"
 else
-  fail "$fused fused multiply-add instructions in the build/arm* objects"
+  fail "$fused fused multiply-add instructions in the build/aarch64* engine objects"
 fi
 
 step "done"

@@ -119,7 +119,7 @@ TEST(Kernels, Aarch64RunsTheNeonKernels) {
 }
 
 // The wasm test builds name the kernels they were built to run
-// (-DWLLM_EXPECT_KERNELS=simd128 or relaxed, tools/test-wasm-kernels.sh), so
+// (-DWLLM_EXPECT_KERNELS=simd128 or relaxed, CMakeLists.txt), so
 // a build whose SIMD file compiled to an empty kernel list fails here.
 #define WLLM_STRING(x) WLLM_STRING_OF(x)
 #define WLLM_STRING_OF(x) #x
