@@ -9,7 +9,8 @@
 #   wasm-llm-cli-relaxed.*               the same with relaxed SIMD
 #   bash tools/build-wasm.sh [--variants mt,st,mt-relaxed,st-relaxed] [--cli-only]
 # --variants: only these (default: all four); --cli-only: only the CLI of the
-# threaded variants (default: mt), what `npm start` needs.
+# threaded variants (default: the one this Node runs, mt or mt-relaxed), what
+# `npm start` needs.
 # Each variant is a preset of CMakePresets.json (wasm-mt, wasm-st, ...) with
 # its own build folder (build/wasm-mt, ...) because -pthread (and the relaxed
 # kernels' compiler) must be on the compile of every object; this builds its
@@ -32,7 +33,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ ${#variants[@]} -eq 0 ]; then
-  if [ "$cli_only" = 1 ]; then variants=(mt); else variants=("${all_variants[@]}"); fi
+  if [ "$cli_only" = 1 ]; then
+    # The CLI this Node runs (js/node/cli.js): the relaxed one where it runs relaxed SIMD.
+    relaxed=$(node --input-type=module -e \
+      "import { runsRelaxedSimd } from './worker/relaxed-simd.js'; process.stdout.write(String(runsRelaxedSimd()))")
+    if [ "$relaxed" = true ]; then variants=(mt-relaxed); else variants=(mt); fi
+  else
+    variants=("${all_variants[@]}")
+  fi
 fi
 for variant in "${variants[@]}"; do
   [[ " ${all_variants[*]} " == *" $variant "* ]] ||
@@ -43,12 +51,17 @@ for variant in "${variants[@]}"; do
   fi
 done
 
-if ! command -v em++ >/dev/null || ! command -v clang++-19 >/dev/null; then
-  echo "build-wasm: installing emscripten and clang-19 with apt-get"
+# The relaxed-SIMD variants' kernels need clang 19 (cmake/relaxed-simd-cxx.sh).
+tools=(emscripten:em++)
+[[ " ${variants[*]} " != *-relaxed* ]] || tools+=(clang-19:clang++-19)
+missing=()
+for tool in "${tools[@]}"; do command -v "${tool#*:}" >/dev/null || missing+=("${tool%%:*}"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "build-wasm: installing ${missing[*]} with apt-get"
   sudo_cmd=()
   [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq emscripten clang-19 >/dev/null
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 mkdir -p dist/wasm
