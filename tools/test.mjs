@@ -48,7 +48,8 @@ const STAGES = [
     run: `ctest --test-dir build/asan --output-on-failure -j2${full ? '' : ` -E '${ASAN_FULL_ONLY}'`}`,
   },
   { name: 'fuzz', needs: ['build:asan'], run: `bash tools/fuzz.sh --seconds ${full ? 60 : 10}` },
-  { name: 'kernels:wasm', needs: ['setup'], run: 'bash tools/test-wasm-kernels.sh' },
+  // The wasm kernel tests build in the package's build folders (wasm-st, wasm-st-relaxed).
+  { name: 'kernels:wasm', needs: ['build:wasm'], run: 'bash tools/test-wasm-kernels.sh' },
   { name: 'kernels:arm', needs: ['build:native'], run: 'bash tools/test-arm-kernels.sh' },
   { name: 'node', needs: ['build:native', 'build:wasm'], run: 'npx vitest run tests/reference tests/js' },
   { name: 'browsers', needs: ['build:native', 'build:wasm'], run: 'npx vitest run tests/browser' },
