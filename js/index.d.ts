@@ -114,7 +114,7 @@ export interface GenerateOptions {
   maxTokens?: number;
   /** <= 0: greedy. Default 0.8. */
   temperature?: number;
-  /** An integer; <= 0: disabled. Default 40. */
+  /** An integer from -2^31 to 2^31 − 1 (any C int, as llama.cpp takes); <= 0: disabled. Default 40. */
   topK?: number;
   /** 1: disabled. Default 0.95. */
   topP?: number;
