@@ -114,7 +114,7 @@ export interface GenerateOptions {
   maxTokens?: number;
   /** <= 0: greedy. Default 0.8. */
   temperature?: number;
-  /** An integer; <= 0: disabled. Default 40. */
+  /** An integer from -2^31 to 2^31 − 1 (any C int, as llama.cpp takes); <= 0: disabled. Default 40. */
   topK?: number;
   /** 1: disabled. Default 0.95. */
   topP?: number;
@@ -236,8 +236,8 @@ export type Tool = FunctionTool | { type: 'function'; function: FunctionTool };
 
 /**
  * Whether the model may call tools: 'auto' (default: it writes text or calls), 'none' (the
- * tools are described but no call is made or read), 'required' (one or more calls), or this
- * one tool.
+ * tools are described but no call is made or read), 'required' (one or more calls), or
+ * exactly one call of this tool (whatever parallelToolCalls says).
  */
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } } | { name: string };
 
@@ -252,7 +252,10 @@ export interface ToolCall {
 /** What chat() resolves to: the assistant's message, to push onto the conversation. */
 export interface ChatReply {
   role: 'assistant';
-  /** The reply's text: with tools, the text besides the calls ('' when there is none). */
+  /**
+   * The reply's text: with tools, the text besides the calls ('' when there is none). A call
+   * cut short (stopReason 'max_tokens') is in neither content nor toolCalls.
+   */
   content: string;
   /** The calls the model made: [] without tools. */
   toolCalls: ToolCall[];

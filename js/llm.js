@@ -11,7 +11,8 @@ import {
   BENCH_OPTIONS, CHAT_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, SESSION_OPTIONS, STATE_OPTIONS,
   TOKENIZE_OPTIONS, checkOptionNames,
 } from './option-names.js';
-import { INT_MAX, checkInteger, generateOptions, loadOptions } from './options.js';
+import { optionRange } from './option-table.js';
+import { checkInteger, generateOptions, loadOptions } from './options.js';
 import { createChatCompletion, createCompletion, createEmbedding } from './openai.js';
 import { ChatSession } from './session.js';
 import { streamOf } from './stream-of.js';
@@ -267,7 +268,7 @@ export class LLM {
   async bench(options = {}) {
     const { promptTokens, generateTokens } = checkArguments(() => {
       checkOptionNames(options, BENCH_OPTIONS, 'bench');
-      for (const name of BENCH_OPTIONS) checkInteger(name, options[name], [1, INT_MAX]);
+      for (const name of BENCH_OPTIONS) checkInteger(name, options[name], optionRange('bench', name));
       return options;
     });
     return this.client.request('bench', { promptTokens, generateTokens });

@@ -1,30 +1,21 @@
-// The options each call documents (index.d.ts), and the check that rejects
-// any other: a misspelt option (`max_tokens` for maxTokens) would otherwise
-// be ignored without a word. tests/js/options.test.mjs checks that these
-// lists are index.d.ts's.
+// The options each call takes (js/option-table.js declares them), and the
+// check that rejects any other: a misspelt option (`max_tokens` for
+// maxTokens) would otherwise be ignored without a word.
+import { optionNames } from './option-table.js';
 
-export const LOAD_OPTIONS = Object.freeze([
-  'threads', 'contextSize', 'memoryLimit', 'sha256', 'cache', 'relaxedSimd', 'cacheDir', 'modelsDir', 'size',
-  'tokenizer', 'onProgress', 'signal',
-]);
-
-export const GENERATE_OPTIONS = Object.freeze([
-  'maxTokens', 'temperature', 'topK', 'topP', 'minP', 'repeatPenalty', 'repeatLastN', 'frequencyPenalty',
-  'presencePenalty', 'seed', 'stop', 'addSpecial', 'parseSpecial', 'format', 'grammar', 'cachePrompt', 'signal',
-  'onToken', 'onStats',
-]);
-
+export const LOAD_OPTIONS = optionNames('load');
+export const GENERATE_OPTIONS = optionNames('generate');
 // chat() and chatStream() take generate()'s and these (js/tool-calls.js).
-export const TOOL_OPTIONS = Object.freeze(['tools', 'toolChoice', 'parallelToolCalls']);
+export const TOOL_OPTIONS = optionNames('tools');
 export const CHAT_OPTIONS = Object.freeze([...GENERATE_OPTIONS, ...TOOL_OPTIONS]);
-export const STATE_OPTIONS = Object.freeze(['signal']);
-export const SESSION_OPTIONS = Object.freeze(['messages']);
+export const STATE_OPTIONS = optionNames('state');
+export const SESSION_OPTIONS = optionNames('session');
 
-export const TOKENIZE_OPTIONS = Object.freeze(['addSpecial', 'parseSpecial']);
-export const FORMAT_CHAT_OPTIONS = Object.freeze(['addGenerationPrompt', 'tools', 'toolChoice']);
-export const BENCH_OPTIONS = Object.freeze(['promptTokens', 'generateTokens']);
-export const EMBED_OPTIONS = Object.freeze(['normalize', 'pooling', 'signal']);
-export const RANK_OPTIONS = Object.freeze(['signal']);
+export const TOKENIZE_OPTIONS = optionNames('tokenize');
+export const FORMAT_CHAT_OPTIONS = optionNames('formatChat');
+export const BENCH_OPTIONS = optionNames('bench');
+export const EMBED_OPTIONS = optionNames('embed');
+export const RANK_OPTIONS = optionNames('rank');
 
 // The OpenAI-style requests' parameters (js/openai.js), index.d.ts's
 // CompletionRequestBase and then ChatCompletionRequest's or CompletionRequest's own.

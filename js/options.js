@@ -1,19 +1,14 @@
 // The public options: checked and given their defaults in one place, before
 // anything crosses to the worker. Undefined generation options are dropped so
-// the engine keeps its own defaults (documented in index.d.ts).
+// the engine keeps its own defaults. The names and ranges are
+// js/option-table.js's.
 
-export const INT_MAX = 2 ** 31 - 1;  // the engine's counts are C ints
+import { OPTION_TABLE, optionRange } from './option-table.js';
 
-// The integer generation options and their ranges in the engine.
-const GENERATE_INTEGERS = {
-  maxTokens: [0, INT_MAX],
-  topK: [-INT_MAX - 1, INT_MAX],  // <= 0: disabled
-  repeatLastN: [0, 1 << 20],      // Sampler::kMaxPenaltyLastN
-  seed: [0, Number.MAX_SAFE_INTEGER],
-};
-const GENERATE_NUMBERS = [
-  ...Object.keys(GENERATE_INTEGERS), 'temperature', 'topP', 'minP', 'repeatPenalty', 'frequencyPenalty', 'presencePenalty',
-];
+// The numeric generation options, and the integer ones' ranges (the
+// engine's; it checks the other numbers itself).
+const GENERATE_NUMBERS = OPTION_TABLE.generate.filter((o) => o.type === 'integer' || o.type === 'number');
+const GENERATE_INTEGERS = Object.fromEntries(GENERATE_NUMBERS.filter((o) => o.range).map((o) => [o.name, o.range]));
 
 // Throws RangeError unless `value` is an integer in [min, max].
 export function checkInteger(name, value, [min, max]) {
@@ -27,7 +22,7 @@ export function checkInteger(name, value, [min, max]) {
 // from call to call; the stats report it, to reproduce one.
 export function generateOptions(options) {
   const out = {};
-  for (const key of GENERATE_NUMBERS) {
+  for (const { name: key } of GENERATE_NUMBERS) {
     if (options[key] === undefined) continue;
     if (typeof options[key] !== 'number' || !Number.isFinite(options[key])) {
       throw new TypeError(`${key} must be a finite number`);
@@ -123,9 +118,9 @@ export function loadOptions(options, defaultThreads) {
   const {
     threads = defaultThreads, contextSize = 0, memoryLimit = 0, sha256, cache = true, relaxedSimd = true,
   } = options;
-  checkInteger('threads', threads, [1, 256]);
-  checkInteger('contextSize', contextSize, [0, INT_MAX]);
-  checkInteger('memoryLimit', memoryLimit, [0, Number.MAX_SAFE_INTEGER]);
+  for (const [name, value] of Object.entries({ threads, contextSize, memoryLimit })) {
+    checkInteger(name, value, optionRange('load', name));
+  }
   // One hash, or one per file of a split model.
   const hashes = sha256 === undefined ? [] : Array.isArray(sha256) ? sha256 : [sha256];
   if (hashes.length === 0 && sha256 !== undefined) throw new TypeError('sha256 must not be an empty array');

@@ -38,13 +38,15 @@ export class ToolChat {
     this.prompt = renderPrompt(render, source, messages, this.tools, this.format, choice.mode === 'required');
     this.constraint = null;
     this.labels = new Map();
+    this.reasons = false;  // whether a 'required' reply may reason (<think>) before its calls
     if (this.mode !== 'none') {
       const g = new ToolGrammar();
-      const parallel = parallelToolCalls && this.format.parallel;
+      const parallel = parallelToolCalls && this.format.parallel && !choice.single;
       let root = this.format.grammar(g, choice.tools, { parallel }, source);
       // A prompt that opens the model's reasoning (Qwen3.5's <think>) lets it
       // finish that before the calls it must make.
-      if (this.mode === 'required' && /<think>\s*$/.test(this.prompt)) {
+      this.reasons = this.mode === 'required' && /<think>\s*$/.test(this.prompt);
+      if (this.reasons) {
         root = `${g.textWithout('thought', THINK_END)} ${literal(THINK_END)} [ \n]{0,4} ( ${root} )`;
       }
       this.constraint = g.constraint(root, { ...this.format, lazy: this.mode === 'auto' });
@@ -60,9 +62,13 @@ export class ToolChat {
     return error;
   }
 
-  // The reply {role: 'assistant', content, toolCalls} in `text`.
+  // The reply {role: 'assistant', content, toolCalls} in `text`. Under the
+  // grammar, everything from where the calls begin (the first trigger; all of
+  // a 'required' reply but its reasoning) is calls and nothing else: what the
+  // format cannot read there is a call cut short (by maxTokens or a stop
+  // string: the stats' stopReason says which), never content. It is dropped.
   reply(text) {
-    const { content, toolCalls } = this.mode === 'none' ? { content: text, toolCalls: [] } : this.format.parse(text, this.tools);
+    const { content, toolCalls } = this.mode === 'none' ? { content: text, toolCalls: [] } : this.#readCalls(text);
     return {
       role: 'assistant',
       content,
@@ -70,10 +76,22 @@ export class ToolChat {
     };
   }
 
+  #readCalls(text) {
+    const { triggers, startTriggers } = this.format;
+    // The reasoning a 'required' reply may begin with is free text: the calls follow it.
+    const from = this.reasons && text.includes(THINK_END) ? text.indexOf(THINK_END) + THINK_END.length : 0;
+    const start = firstTrigger(text.slice(from), triggers, startTriggers);
+    if (!start.found) return { content: text, toolCalls: [] };
+    const callsAt = from + start.safe;
+    const { toolCalls } = this.format.parse(text.slice(callsAt), this.tools);
+    return { content: text.slice(0, callsAt).trim(), toolCalls };
+  }
+
   // A filter for the reply's text as it streams: it passes on to onContent
   // the text before the first call, holding back what may be a call's
   // beginning; finish(text) then passes on whatever the whole reply shows
-  // to be content after all (a call cut short) and returns the reply.
+  // to be content after all (a held-back beginning that became no call) and
+  // returns the reply.
   contentFilter(onContent) {
     const { triggers = [], startTriggers = [] } = this.mode === 'none' ? {} : this.format;
     let text = '';
@@ -149,7 +167,8 @@ export function normalizeTools(tools) {
   });
 }
 
-// {mode: 'auto' | 'none' | 'required', tools: the ones the model may call}.
+// {mode: 'auto' | 'none' | 'required', tools: the ones the model may call,
+// single: whether the reply is one call whatever parallelToolCalls says}.
 function normalizeToolChoice(choice, tools) {
   if (TOOL_CHOICES.includes(choice)) {
     if (choice === 'required' && tools.length === 0) throw new TypeError("toolChoice 'required' needs at least one tool");
@@ -161,7 +180,8 @@ function normalizeToolChoice(choice, tools) {
   }
   const tool = tools.find((t) => t.name === name);
   if (!tool) throw new TypeError(`toolChoice names '${name}', which is not one of the tools`);
-  return { mode: 'required', tools: [tool] };
+  // One call of it, as OpenAI's forced function: parallelToolCalls cannot make more.
+  return { mode: 'required', tools: [tool], single: true };
 }
 
 // The prompt: the messages in the template's shape, with the tools.

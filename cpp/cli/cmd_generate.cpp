@@ -47,6 +47,10 @@ Result<OutputConstraint> constraint_from(const Args& args) {
 Result<uint64_t> seed_from(const Args& args) {
   if (args.has("--seed")) {
     WLLM_ASSIGN_OR_RETURN(const int64_t seed, args.get_int({"--seed"}, 0));
+    constexpr int64_t kMaxSeed = (int64_t{1} << 53) - 1;  // the largest integer a JS number holds exactly
+    if (seed < 0 || seed > kMaxSeed) {
+      return Status::error(ErrorCode::kInvalidArgument, "--seed must be 0 to %lld", static_cast<long long>(kMaxSeed));
+    }
     return static_cast<uint64_t>(seed);
   }
   std::random_device entropy;
@@ -96,9 +100,13 @@ Status run(const Args& args) {
   WLLM_ASSIGN_OR_RETURN(const double freq, args.get_double({"--frequency-penalty"}, s.frequency_penalty));
   WLLM_ASSIGN_OR_RETURN(const double presence, args.get_double({"--presence-penalty"}, s.presence_penalty));
   WLLM_ASSIGN_OR_RETURN(const uint64_t seed, seed_from(args));
-  if (n < 0 || n > (1 << 24)) return Status::error(ErrorCode::kInvalidArgument, "-n must be 0 or more");
-  if (top_k < 0 || top_k > (1 << 24) || last_n < 0 || last_n > (1 << 24)) {
-    return Status::error(ErrorCode::kInvalidArgument, "--top-k and --repeat-last-n must be 0 or more");
+  // The JS API's ranges (js/option-table.js; tests/js/options.test.mjs reads these lines).
+  if (n < 0 || n > INT32_MAX) return Status::error(ErrorCode::kInvalidArgument, "-n must be 0 to %d", INT32_MAX);
+  if (top_k < INT32_MIN || top_k > INT32_MAX) {
+    return Status::error(ErrorCode::kInvalidArgument, "--top-k must be %d to %d (0 or less: off)", INT32_MIN, INT32_MAX);
+  }
+  if (last_n < 0 || last_n > Sampler::kMaxPenaltyLastN) {
+    return Status::error(ErrorCode::kInvalidArgument, "--repeat-last-n must be 0 to %d", Sampler::kMaxPenaltyLastN);
   }
   g.max_tokens = static_cast<int>(n);
   s.temperature = static_cast<float>(temp);

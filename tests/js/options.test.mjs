@@ -1,7 +1,8 @@
-// Options are checked against what index.d.ts documents: every documented
-// option is accepted (a call with all of them works), every other one is
-// rejected with a TypeError that names it and, for a likely misspelling,
-// the option meant.
+// Options are checked against their one declaration (js/option-table.js):
+// index.d.ts, the engine's bindings, the native CLI and docs/api.md agree
+// with it; every declared option is accepted (a call with all of them
+// works), every other one is rejected with a TypeError that names it and,
+// for a likely misspelling, the option meant.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,8 +12,10 @@ import {
   BENCH_OPTIONS, EMBED_OPTIONS, FORMAT_CHAT_OPTIONS, GENERATE_OPTIONS, LOAD_OPTIONS, RANK_OPTIONS, TOKENIZE_OPTIONS,
   TOOL_OPTIONS,
 } from '../../js/option-names.js';
+import { INT_MAX, INT_MIN, OPTION_TABLE } from '../../js/option-table.js';
+import ts from 'typescript';
 import { interfaceMembers } from './declarations.mjs';
-import { modelPath } from './helpers.mjs';
+import { modelPath, repoRoot } from './helpers.mjs';
 
 let llm;
 let tmpDir;
@@ -36,6 +39,160 @@ async function failure(call) {
   }
   throw new Error('expected an error');
 }
+
+const readSource = (file) => fs.readFileSync(path.join(repoRoot, file), 'utf8');
+
+// {member: its type's text} of index.d.ts's `interface name`, in order.
+function interfaceMemberTypes(name) {
+  const file = ts.createSourceFile('index.d.ts', readSource('js/index.d.ts'), ts.ScriptTarget.Latest, true);
+  const found = file.statements.find((s) => ts.isInterfaceDeclaration(s) && s.name.text === name);
+  if (!found) throw new Error(`index.d.ts declares no interface ${name}`);
+  return Object.fromEntries(found.members.map((m) => [m.name.text, m.type.getText(file)]));
+}
+const tableOptions = () => Object.entries(OPTION_TABLE).flatMap(([call, options]) => options.map((o) => ({ call, ...o })));
+
+// The interface of index.d.ts that declares each call's options.
+const INTERFACES = {
+  load: 'LoadOptions', generate: 'GenerateOptions', tools: 'ToolOptions', tokenize: 'TokenizeOptions',
+  formatChat: 'FormatChatOptions', bench: 'BenchOptions', embed: 'EmbedOptions', rank: 'RankOptions',
+  state: 'StateOptions', session: 'SessionOptions',
+};
+
+// Whether a TypeScript type (index.d.ts's text for it) is one the table's type allows.
+function typeAgrees(option, tsType) {
+  const union = tsType.split('|').map((t) => t.trim()).sort();
+  switch (option.type) {
+    case 'integer':
+    case 'number': return tsType === 'number';
+    case 'boolean': return tsType === 'boolean';
+    case 'string': return tsType === 'string';
+    case 'strings': return union.length === 2 && union.includes('string') && union.some((t) => /^(readonly )?string\[\]$/.test(t));
+    case 'function': return /^\(.*\) => \w+$/.test(tsType);
+    case 'signal': return tsType === 'AbortSignal';
+    case 'enum': return JSON.stringify(union) === JSON.stringify(option.values.map((v) => `'${v}'`).sort());
+    case 'object': return !['number', 'boolean', 'string'].includes(tsType);
+    default: return false;
+  }
+}
+
+// The value of a C++ range bound as bindings.cpp and the CLI write them.
+const PENALTY_SHIFT = Number(/kMaxPenaltyLastN = 1 << (\d+);/.exec(readSource('cpp/sampler/sampler.h'))[1]);
+const CPP_CONSTANTS = {
+  INT32_MAX: INT_MAX, INT32_MIN: INT_MIN, kIntMax: INT_MAX, kIntMin: INT_MIN, kMaxSafeInteger: Number.MAX_SAFE_INTEGER,
+  kMaxSeed: Number.MAX_SAFE_INTEGER, 'Sampler::kMaxPenaltyLastN': 2 ** PENALTY_SHIFT,
+};
+function cppValue(expression) {
+  const text = expression.trim();
+  if (text in CPP_CONSTANTS) return CPP_CONSTANTS[text];
+  if (/^-?\d+$/.test(text)) return Number(text);
+  if (text === '(int64_t{1} << 53) - 1') return Number.MAX_SAFE_INTEGER;
+  throw new Error(`a C++ bound the test cannot read: ${text}`);
+}
+
+// A docs/api.md range as the page writes it: 1 to 256, 0 to 2³¹−1, −2³¹ to 2³¹−1.
+function rangeText([min, max]) {
+  const superscript = (n) => String(n).replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[d]);
+  const number = (n) => {
+    const sign = n < 0 ? '−' : '';
+    const size = Math.abs(n);
+    for (let k = 10; k <= 53; k += 1) {
+      if (size === 2 ** k) return `${sign}2${superscript(k)}`;
+      if (size === 2 ** k - 1) return `${sign}2${superscript(k)}−1`;
+    }
+    return `${sign}${size}`;
+  };
+  return `${number(min)} to ${number(max)}`;
+}
+
+// The docs/api.md section that documents each call's options, as the lines
+// from its heading to the next heading of its level or above.
+const DOC_SECTIONS = {
+  load: '### Load options', generate: '### Generation options', tools: '## Tool calls', formatChat: '## Generating',
+  tokenize: '### Tokens, benchmark, dispose', bench: '### Tokens, benchmark, dispose', embed: '## Embeddings and reranking',
+  rank: '## Embeddings and reranking', state: '## Saved states', session: '## Sessions and the KV cache',
+};
+function docSection(heading) {
+  const lines = readSource('docs/api.md').split('\n');
+  const start = lines.indexOf(heading);
+  if (start < 0) throw new Error(`docs/api.md has no heading ${heading}`);
+  const level = heading.indexOf(' ');
+  const end = lines.findIndex((line, i) => i > start && /^#+ /.test(line) && line.indexOf(' ') <= level);
+  return lines.slice(start + 1, end < 0 ? undefined : end);
+}
+// The section's table rows and list items (with their continuation lines) and paragraphs.
+function docBlocks(lines) {
+  const blocks = [];
+  for (const line of lines) {
+    if (line.trim() === '' || line.startsWith('|') || /^\s*- /.test(line) || blocks.length === 0) blocks.push(line);
+    else blocks[blocks.length - 1] += `\n${line}`;
+  }
+  return blocks;
+}
+
+describe('the option table', () => {
+  it('has each call\'s options: index.d.ts declares them with types that agree', () => {
+    for (const [call, options] of Object.entries(OPTION_TABLE)) {
+      const declared = interfaceMemberTypes(INTERFACES[call]);
+      expect(options.map((o) => o.name), call).toEqual(Object.keys(declared));
+      for (const option of options) {
+        expect(typeAgrees(option, declared[option.name]), `${call}.${option.name}: ${option.type} vs ${declared[option.name]}`).toBe(true);
+      }
+    }
+    expect(Object.keys(OPTION_TABLE).sort()).toEqual(Object.keys(INTERFACES).sort());
+  });
+
+  it('gives ranges only to integers, and defaults within them', () => {
+    for (const option of tableOptions()) {
+      if (option.range) expect(option.type, option.name).toBe('integer');
+      const [min, max] = option.range ?? [];
+      if (option.range && option.default !== undefined) expect(option.default >= min && option.default <= max, option.name).toBe(true);
+    }
+  });
+
+  it('names the keys the engine\'s bindings read, with the ranges they check', () => {
+    const bindings = readSource('cpp/wasm/bindings.cpp');
+    for (const option of tableOptions().filter((o) => o.engine)) {
+      expect(bindings, `${option.call}.${option.name}`).toContain(`"${option.engine}"`);
+      // integer_or(options, "key", fallback, lo, hi) or integer_in(value, lo, hi, "key").
+      const key = option.engine;
+      const read = new RegExp(`integer_or\\(\\w+, "${key}", [^,]+, ([^,]+), ([^)]+)\\)|integer_in\\(\\w+, ([^,]+), ([^,]+), "${key}"\\)`).exec(bindings);
+      if (option.range) {
+        expect(read, `bindings.cpp checks no range of ${key}`).not.toBeNull();
+        const [lo, hi] = read[1] ? [read[1], read[2]] : [read[3], read[4]];
+        expect([cppValue(lo), cppValue(hi)], `${option.call}.${option.name}`).toEqual(option.range);
+      } else {
+        expect(read, `bindings.cpp checks a range of ${key} the table has none for`).toBeNull();
+      }
+    }
+  });
+
+  it('names the native CLI\'s generate flags, with the same ranges', () => {
+    const source = readSource('cpp/cli/cmd_generate.cpp');
+    const known = /\.options = \{([^}]*)\}/.exec(source)[1];
+    for (const option of OPTION_TABLE.generate.filter((o) => o.cli)) {
+      for (const flag of option.cli) expect(known, option.name).toContain(`"${flag}"`);
+      if (!option.range) continue;
+      // const int64_t var, args.get_int({flags}, ...) and then: if (var < lo || var > hi)
+      const flags = option.cli.map((f) => `"${f}"`).join(', ');
+      const variable = new RegExp(`const int64_t (\\w+), args\\.get_int\\(\\{${flags}\\}`).exec(source)?.[1];
+      expect(variable, `the CLI reads ${flags} as an integer`).toBeDefined();
+      const check = new RegExp(`if \\(${variable} < ([^|]+) \\|\\| ${variable} > ([^)]+)\\)`).exec(source);
+      expect(check, `the CLI checks the range of ${flags}`).not.toBeNull();
+      expect([cppValue(check[1]), cppValue(check[2])], option.name).toEqual(option.range);
+    }
+  });
+
+  it('is what docs/api.md documents: each option in its call\'s section, with its range', () => {
+    for (const option of tableOptions()) {
+      const blocks = docBlocks(docSection(DOC_SECTIONS[option.call]));
+      const named = blocks.filter((b) => new RegExp(`\`[^\`]*\\b${option.name}\\b[^\`]*\``).test(b));
+      expect(named.length, `docs/api.md's ${DOC_SECTIONS[option.call]} names no \`${option.name}\``).toBeGreaterThan(0);
+      if (option.range) {
+        expect(named.some((b) => b.includes(rangeText(option.range))), `${option.name}: ${rangeText(option.range)}`).toBe(true);
+      }
+    }
+  });
+});
 
 describe('the options each call accepts', () => {
   it('are the ones index.d.ts documents', () => {

@@ -208,10 +208,35 @@ describe('the tool options', () => {
     expect(required).toMatchObject({ triggers: [], startTriggers: [] });
     expect(required.text).toBe(auto.text);
     expect(new ToolChat(f, messages, { tools: [WEATHER], toolChoice: 'none' }).constraint).toBeNull();
-    // One named tool: only its call; no parallel calls: only one.
-    const one = new ToolChat(f, messages, { tools: TOOLS, toolChoice: { type: 'function', function: { name: 'brave_search' } }, parallelToolCalls: false });
-    expect(one.constraint.schemas).toHaveLength(1);
-    expect(one.constraint.text).not.toContain(')*');
+    // One named tool: only its call, and only one, parallel calls allowed or not.
+    for (const parallelToolCalls of [false, true]) {
+      const one = new ToolChat(f, messages, { tools: TOOLS, toolChoice: { type: 'function', function: { name: 'brave_search' } }, parallelToolCalls });
+      expect(one.constraint.schemas).toHaveLength(1);
+      expect(one.constraint.text).not.toContain(')*');
+    }
+    expect(new ToolChat(f, messages, { tools: TOOLS, toolChoice: 'required' }).constraint.text).toContain(')*');
+  });
+
+  it('a call cut short (by maxTokens) is dropped: it is neither content nor a call', () => {
+    const call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>';
+    const cut = '<tool_call>\n{"name": "get_';
+    for (const toolChoice of ['required', 'auto', { name: 'get_weather' }]) {
+      const chat = new ToolChat(f, messages, { tools: [WEATHER], toolChoice });
+      expect(chat.reply(`${call}\n${cut}`)).toMatchObject({ content: '', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] });
+      expect(chat.reply(cut)).toEqual({ role: 'assistant', content: '', toolCalls: [] });
+    }
+    const auto = new ToolChat(f, messages, { tools: [WEATHER] });
+    expect(auto.reply(`Let me look. ${cut}`)).toEqual({ role: 'assistant', content: 'Let me look.', toolCalls: [] });
+    // Text that only might have begun a call is content; with 'none' nothing is read.
+    expect(auto.reply('a <tool_cal').content).toBe('a <tool_cal');
+    expect(new ToolChat(f, messages, { tools: [WEATHER], toolChoice: 'none' }).reply(cut).content).toBe(cut);
+    // A reply that is one JSON call (Llama 3), cut short.
+    const llama = new ToolChat(formatter('meta-llama-Llama-3.2-3B-Instruct.jinja'), messages, { tools: [WEATHER], toolChoice: 'required' });
+    expect(llama.reply(' {"name": "get_weather", "parameters": {"ci').content).toBe('');
+    // Mistral's JSON list: the whole list is cut.
+    const mistral = new ToolChat(formatter('mistralai-Mistral-Nemo-Instruct-2407.jinja'), messages, { tools: [WEATHER] });
+    expect(mistral.reply('Sure. [TOOL_CALLS][{"name": "get_weather", "arguments": {}, "id": "a1B2c3D4e"}, {"na'))
+      .toEqual({ role: 'assistant', content: 'Sure.', toolCalls: [] });
   });
 
   it('the streamed content stops where a call begins, holding back what may begin one', () => {

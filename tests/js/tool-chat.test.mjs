@@ -83,6 +83,35 @@ describe.each([
     // Required calls must finish (or the check checks nothing).
     if (toolChoice === 'required') expect(finished).toBeGreaterThan(total / 4);
   });
+
+  // Forced calls with parallel calls allowed: a random model goes on calling
+  // until maxTokens cuts a call short. The reply is the whole calls and
+  // nothing else: the cut one is neither content nor a call. A named tool
+  // is called once, and then the reply ends.
+  it.each([
+    ['required', 'required'],
+    ['a named tool', { type: 'function', function: { name: 'get_weather' } }],
+  ])('toolChoice %s, parallel calls allowed: no call, whole or cut, in the content', async (_, toolChoice) => {
+    const total = SEEDS || seeds;
+    let cut = 0;
+    for (let seed = 0; seed < total; seed += 1) {
+      let stats;
+      // A different length each seed, to cut calls at different points.
+      const options = { tools: TOOLS, toolChoice, ...SAMPLING, seed, maxTokens: 24 + 13 * seed, onStats: (s) => (stats = s) };
+      const reply = await llm.chat(MESSAGES, options);
+      expectValidCalls(reply, seed);
+      expect(reply.content, `seed ${seed}: ${JSON.stringify(reply)}`).toBe('');
+      if (typeof toolChoice === 'object') {
+        expect(reply.toolCalls.length, `seed ${seed}`).toBeLessThanOrEqual(1);
+        for (const call of reply.toolCalls) expect(call.name).toBe('get_weather');
+        if (stats.stopReason === 'end_of_generation') expect(reply.toolCalls, `seed ${seed}`).toHaveLength(1);
+      }
+      if (stats.stopReason === 'max_tokens') cut += 1;
+      else expect(stats.stopReason).toBe('end_of_generation');
+    }
+    // Some replies must be cut (or the check checks nothing).
+    expect(cut).toBeGreaterThan(0);
+  });
 });
 
 describe('conversations and streams (stories260K)', () => {
