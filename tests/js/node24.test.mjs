@@ -28,7 +28,6 @@ async function runNode24(args) {
 }
 
 // The last line of what the ES module `source` prints under Node 24, parsed.
-// (A file, not -e: --input-type would pass on to the engine's worker and fail there.)
 async function reportOf(source) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wasm-llm-node24-'));
   try {
