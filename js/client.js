@@ -12,25 +12,28 @@ import { AbortError, GenerationError, LoadError, errorFromDescription } from './
 
 // How long terminate() lets a running load clean up before the worker is stopped.
 const TERMINATE_GRACE_MS = 5000;
-// How long a worker may take to create its threads' workers, between its
-// 'creating-threads' and 'threads-created' messages. It waits for no network
-// then (the scripts load later), only for this thread: Firefox creates a
-// worker inside a worker through a synchronous round trip to the page's
-// thread, and now and then that never returns. A timer that fires more than
-// LATE_TIMER_MS late means this thread was busy, so the worker waits anew.
+// How long a worker creating its threads' workers may go without creating
+// one, between its 'creating-threads' and 'threads-created' messages (with a
+// 'thread-created' after each). It waits for no network then (the scripts
+// load later), only for this thread: Firefox creates a worker inside a worker
+// through a synchronous round trip to the page's thread, and now and then
+// that never returns. A timer that fires more than LATE_TIMER_MS late means
+// this thread was busy, so the worker waits anew.
 const THREAD_START_MS = 5000;
 const LATE_TIMER_MS = 1000;
 
-// The worker never finished creating its threads' workers (see THREAD_START_MS);
-// LLM.load starts another worker once.
+// What a worker that stalled creating its threads' workers (see
+// THREAD_START_MS) would fail with; LLM.load starts another beside it.
 export class ThreadStartError extends LoadError {}
 
 export class WorkerClient {
   // Waits for the worker's 'ready' message; rejects with LoadError if it fails
-  // to start (ThreadStartError if it stalled creating its threads), or with
-  // AbortError as soon as `signal` fires (the worker fetches and compiles the
-  // wasm binary first, which a stalled network can hold up).
-  static async start(port, { signal } = {}) {
+  // to start, or with AbortError as soon as `signal` fires (the worker fetches
+  // and compiles the wasm binary first, which a stalled network can hold up).
+  // A stall creating its threads' workers does not end the wait, since a slow
+  // machine can stall as long: onStall(ThreadStartError) reports it, and
+  // onStall(null) that the worker went on after all.
+  static async start(port, { signal, onStall = () => {} } = {}) {
     const offs = [];
     try {
       await new Promise((resolve, reject) => {
@@ -38,17 +41,32 @@ export class WorkerClient {
           code: 'worker_failed',
           cause,
         }));
-        const stalled = (threads) => reject(new ThreadStartError(
-          `cannot start the engine worker: it did not finish creating its ${threads} thread workers in ${THREAD_START_MS / 1000} s`,
-          { code: 'worker_failed' },
-        ));
+        let threads = 0;
+        let stalled = false;
         let stopWatchdog = () => {};
         offs.push(() => stopWatchdog());
+        const stall = () => {
+          stalled = true;
+          onStall(new ThreadStartError(
+            `cannot start the engine worker: it stalled creating its ${threads} thread workers: none created for ${THREAD_START_MS / 1000} s`,
+            { code: 'worker_failed' },
+          ));
+        };
+        // The worker began creating its threads' workers, or created one, or (done) all.
+        const progressed = (done) => {
+          stopWatchdog();
+          stopWatchdog = done ? () => {} : watchdog(THREAD_START_MS, stall);
+          if (stalled) onStall(null);
+          stalled = false;
+        };
         offs.push(port.on('message', (msg) => {
           if (msg.type === 'ready') resolve();
           else if (msg.type === 'init-error') fail(msg.message);
-          else if (msg.type === 'creating-threads') stopWatchdog = watchdog(THREAD_START_MS, () => stalled(msg.threads));
-          else if (msg.type === 'threads-created') stopWatchdog();
+          else if (msg.type === 'creating-threads') {
+            threads = msg.threads;
+            progressed(false);
+          } else if (msg.type === 'thread-created') progressed(false);
+          else if (msg.type === 'threads-created') progressed(true);
         }));
         offs.push(port.on('error', (error) => fail(error?.message ?? String(error), error)));
         offs.push(port.on('exit', (code) => fail(`it exited with code ${code}`)));

@@ -4,7 +4,7 @@
 //   { defaultThreads(), threadsSupported(), startWorker(variant, threads, relaxedSimd) → port,
 //     resolveSource(source, options) → {description, transfer}, cache }
 import { ChatFormatter } from './chat.js';
-import { ThreadStartError, WorkerClient } from './client.js';
+import { WorkerClient } from './client.js';
 import { embedArguments, rankArguments } from './embed.js';
 import { AbortError, asInvalidArgument, checkArguments } from './errors.js';
 import {
@@ -298,24 +298,64 @@ export class LLM {
 }
 
 // Starts an engine worker (platform.startWorker(...workerArguments)) and
-// waits until it is ready. A worker that stalled creating its threads'
-// workers (a Firefox fault, see js/client.js) is replaced, with a warning, up
-// to WORKER_STARTS tries in all; the last one's stall rejects with that
-// LoadError (code worker_failed).
+// resolves to the first that is ready. Firefox now and then leaves a worker
+// stuck creating its threads' workers, and a slow machine can stall there as
+// long (js/client.js), so a stalled worker is not ended: once every worker
+// started has stalled, another starts beside them, WORKER_STARTS in all, and
+// the first ready is used, the others ended (with a warning if one started
+// before it was still stalled). When all WORKER_STARTS have stalled, the load
+// fails with that LoadError (code worker_failed); any other error of a worker
+// fails it at once.
 const WORKER_STARTS = 3;
-async function startEngineWorker(platform, workerArguments, signal) {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await WorkerClient.start(await platform.startWorker(...workerArguments), { signal });
-    } catch (error) {
-      if (!(error instanceof ThreadStartError)) throw error;
-      if (tries === WORKER_STARTS) {
-        error.message += ` (tried ${WORKER_STARTS} times)`;
-        throw error;
+function startEngineWorker(platform, workerArguments, signal) {
+  return new Promise((resolve, reject) => {
+    const starts = [];  // {stop: AbortController, stall: ThreadStartError | null}
+    let done = false;
+    const finish = (winner, settle) => {
+      done = true;
+      signal?.removeEventListener('abort', onAbort);
+      for (const start of starts) if (start !== winner) start.stop.abort();
+      // Those started before the winner and stalled still are what the load waited for in vain.
+      const stalled = winner ? starts.slice(0, starts.indexOf(winner)).filter((start) => start.stall).length : 0;
+      if (stalled > 0) {
+        console.warn(`wasm-llm: ended ${stalled} engine worker${stalled === 1 ? '' : 's'} that stalled creating thread workers; `
+          + `using another started beside ${stalled === 1 ? 'it' : 'them'}`);
       }
-      console.warn(`wasm-llm: ${error.message}; starting another engine worker`);
-    }
-  }
+      settle();
+    };
+    // A worker stalled: if every one has, start another, or give up.
+    const onStall = (stall) => {
+      if (done || !starts.every((start) => start.stall)) return;
+      if (starts.length < WORKER_STARTS) {
+        startWorker();
+      } else {
+        stall.message += ` (tried ${WORKER_STARTS} times)`;
+        finish(null, () => reject(stall));
+      }
+    };
+    const startWorker = async () => {
+      const start = { stop: new AbortController(), stall: null };
+      starts.push(start);
+      try {
+        const port = await platform.startWorker(...workerArguments);
+        const client = await WorkerClient.start(port, {
+          signal: start.stop.signal,
+          onStall: (stall) => {
+            start.stall = stall;
+            if (stall) onStall(stall);
+          },
+        });
+        if (done) client.terminate();  // another one was ready in the same turn
+        else finish(start, () => resolve(client));
+      } catch (error) {
+        if (!done) finish(null, () => reject(error));
+      }
+    };
+    const onAbort = () => finish(null, () => reject(new AbortError('loading was aborted', { cause: signal.reason })));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    else startWorker();
+  });
 }
 
 // Whether a chat() call asks for tool calls.

@@ -58,21 +58,39 @@ async function createHost({ variant, threads, relaxedSimd }, post) {
     settings.locateFile = (name, prefix) => files[name] ?? prefix + name;
     settings.mainScriptUrlOrBlob = files.glue;
   }
-  // The glue creates the pthread pool's workers in this call. Firefox builds
-  // a worker inside a worker through a synchronous round trip to the page's
-  // thread that now and then never returns, and nothing here can end that
-  // wait: the caller watches for these two messages and replaces a worker
-  // stuck between them (js/client.js).
   const threaded = Boolean(THREADED_FILES[build]);
-  if (threaded) post({ type: 'creating-threads', threads });
-  const created = createWasmLlm(settings);
-  if (threaded) post({ type: 'threads-created' });
+  const created = threaded ? reportingThreads(threads, post, () => createWasmLlm(settings)) : createWasmLlm(settings);
   const module = await Promise.race([created, wasm.failure, pthreadPoolFailure(settings)]);
   return new EngineHost(module, threads, {
     readers: { 'stream-port': readPortStream },
     cache: () => openOpfsCache(),
     yieldToEventLoop,
   });
+}
+
+// Calls create(), in which the glue creates the pthread pool's `threads`
+// workers, and tells the caller as it goes: 'creating-threads', a
+// 'thread-created' after each, 'threads-created'. Firefox builds a worker
+// inside a worker through a synchronous round trip to the page's thread that
+// now and then never returns, and nothing here can end that wait: the caller
+// watches these messages and starts another engine worker beside one that
+// stalls (js/client.js, js/llm.js).
+function reportingThreads(threads, post, create) {
+  const PlainWorker = self.Worker;
+  self.Worker = class extends PlainWorker {
+    constructor(...args) {
+      super(...args);
+      post({ type: 'thread-created' });
+    }
+  };
+  post({ type: 'creating-threads', threads });
+  try {
+    const created = create();
+    post({ type: 'threads-created' });
+    return created;
+  } finally {
+    self.Worker = PlainWorker;
+  }
 }
 
 // A 'stream-port' source (js/browser/platform.js): the caller's bytes or

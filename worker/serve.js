@@ -11,8 +11,8 @@
 //                    | {id, type: 'saveState'} | {id, type: 'loadState', bytes}
 //                    | {type: 'abort', id}
 //   worker → caller: {type: 'ready'} | {type: 'init-error', message}  (once, at start)
-//                    | {type: 'creating-threads', threads} then {type: 'threads-created'}
-//                      (at start, from a browser's threaded build: see js/client.js)
+//                    | {type: 'creating-threads', threads}, {type: 'thread-created'} after each,
+//                      {type: 'threads-created'} (at start, from a browser's threaded build: see js/client.js)
 //                    | {id, type: 'progress', progress} | {id, type: 'text', text}
 //                    | {id, type: 'done', result} | {id, type: 'error', error}
 // A result that is bytes (saveState's) is transferred, not copied.

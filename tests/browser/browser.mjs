@@ -118,27 +118,50 @@ export const ENGINE_WORKER = '/worker/browser-worker.js';
 
 // Makes t's page start its engine workers from test scripts: the next ones
 // from `next` (one each, in order), then every one from `always` (null: the
-// real one). window.engineWorkersStarted counts the engine workers started,
-// window.engineWorkersReplaced those LLM.load replaced because they stalled
-// starting their threads (a Firefox fault; it warns on the console).
+// real one). It counts, in the page: window.engineWorkersStarted, the engine
+// workers started; window.engineWorkersReplaced, those ended before they were
+// ready (LLM.load used another, or failed); window.engineWorkersRunning,
+// those not ended; window.engineWorkerStallWarnings, LLM.load's warnings that
+// it ended workers stalled creating their threads (a Firefox fault).
 export function replaceEngineWorker(t, { next = [], always = null } = {}) {
   return t.evaluate(({ next, always, engineWorker }) => {
     window.engineWorkerScripts = { next, always };
     if (window.BrowserWorker) return;
     window.engineWorkersStarted = 0;
     window.engineWorkersReplaced = 0;
+    window.engineWorkersRunning = 0;
+    window.engineWorkerStallWarnings = 0;
     const warn = console.warn;
     console.warn = (...args) => {
-      if (/starting another engine worker/.test(String(args[0]))) window.engineWorkersReplaced += 1;
+      if (/stalled creating thread workers/.test(String(args[0]))) window.engineWorkerStallWarnings += 1;
       warn.apply(console, args);
     };
     window.BrowserWorker = window.Worker;
     window.Worker = class extends window.BrowserWorker {
+      #isEngine;
+      #ready = false;
+      #ended = false;
       constructor(url, options) {
         const scripts = window.engineWorkerScripts;
         const isEngine = new URL(url, location.href).pathname === engineWorker;
-        if (isEngine) window.engineWorkersStarted += 1;
         super(isEngine ? (scripts.next.shift() ?? scripts.always ?? url) : url, options);
+        this.#isEngine = isEngine;
+        if (!isEngine) return;
+        window.engineWorkersStarted += 1;
+        window.engineWorkersRunning += 1;
+        // Registered before LLM's own listener, so set when that one sees 'ready'.
+        this.addEventListener('message', ({ data }) => {
+          if (data?.type === 'ready') this.#ready = true;
+        });
+      }
+
+      terminate() {
+        if (this.#isEngine && !this.#ended) {
+          this.#ended = true;
+          window.engineWorkersRunning -= 1;
+          if (!this.#ready) window.engineWorkersReplaced += 1;
+        }
+        super.terminate();
       }
     };
   }, { next, always, engineWorker: ENGINE_WORKER });
