@@ -24,9 +24,6 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const logs = path.join(root, 'build/test-logs');
 
-const args = parseArgs(process.argv.slice(2));
-const full = args.full;
-
 // The sanitized C++ tests a quick run leaves to the full one: the exhaustive
 // sweeps of arithmetic (kernels against their reference, the math functions
 // over all floats, tokenizers over every stored vocabulary and random bytes,
@@ -37,23 +34,31 @@ const ASAN_FULL_ONLY = [
   'RandomBytesAreDeterministic', 'Cli\\.Synth',
 ].join('|');
 
-const STAGES = [
-  { name: 'setup', run: 'bash tools/setup.sh' },
-  { name: 'build:native', needs: ['setup'], run: 'bash tools/build-native.sh' },
-  { name: 'build:wasm', needs: ['setup'], run: 'bash tools/build-wasm.sh' },
-  { name: 'build:asan', needs: ['setup'], run: 'bash tools/build-asan.sh' },
-  { name: 'cpp', needs: ['build:native'], run: 'ctest --test-dir build/native --output-on-failure -j2' },
-  {
-    name: 'cpp:asan', needs: ['build:asan'],
-    run: `ctest --test-dir build/asan --output-on-failure -j2${full ? '' : ` -E '${ASAN_FULL_ONLY}'`}`,
-  },
-  { name: 'fuzz', needs: ['build:asan'], run: `bash tools/fuzz.sh --seconds ${full ? 60 : 10}` },
-  // The wasm kernel tests build in the package's build folders (wasm-st, wasm-st-relaxed).
-  { name: 'kernels:wasm', needs: ['build:wasm'], run: 'bash tools/test-wasm-kernels.sh' },
-  { name: 'kernels:arm', needs: ['build:native'], run: 'bash tools/test-arm-kernels.sh' },
-  { name: 'node', needs: ['build:native', 'build:wasm'], run: 'npx vitest run tests/reference tests/js' },
-  { name: 'browsers', needs: ['build:native', 'build:wasm'], run: 'npx vitest run tests/browser' },
-];
+// In the order a free slot takes them: the wasm build and the suites that
+// wait for it first, as they are the longest chain.
+function stageList(full) {
+  return [
+    { name: 'setup', run: 'bash tools/setup.sh' },
+    { name: 'build:wasm', needs: ['setup'], run: 'bash tools/build-wasm.sh' },
+    { name: 'build:native', needs: ['setup'], run: 'bash tools/build-native.sh' },
+    { name: 'node', needs: ['build:native', 'build:wasm'], run: 'npx vitest run tests/reference tests/js' },
+    { name: 'browsers', needs: ['build:native', 'build:wasm'], run: 'npx vitest run tests/browser' },
+    { name: 'cpp', needs: ['build:native'], run: 'ctest --test-dir build/native --output-on-failure -j2' },
+    // The wasm kernel tests build in the package's build folders (wasm-st, wasm-st-relaxed).
+    { name: 'kernels:wasm', needs: ['build:wasm'], run: 'bash tools/test-wasm-kernels.sh' },
+    { name: 'kernels:arm', needs: ['build:native'], run: 'bash tools/test-arm-kernels.sh' },
+    { name: 'build:asan', needs: ['setup'], run: 'bash tools/build-asan.sh' },
+    {
+      name: 'cpp:asan', needs: ['build:asan'],
+      run: `ctest --test-dir build/asan --output-on-failure -j2${full ? '' : ` -E '${ASAN_FULL_ONLY}'`}`,
+    },
+    { name: 'fuzz', needs: ['build:asan'], run: `bash tools/fuzz.sh --seconds ${full ? 60 : 10}` },
+  ];
+}
+
+const args = parseArgs(process.argv.slice(2));
+const full = args.full;
+const STAGES = stageList(full);
 
 function parseArgs(argv) {
   const out = { full: false, jobs: 2, only: null, skip: [] };
@@ -76,7 +81,7 @@ function parseArgs(argv) {
 
 function usage(error) {
   const text = 'usage: node tools/test.mjs [--full] [--jobs N] [--only STAGE,...] [--skip STAGE,...]\n' +
-    `stages: ${STAGES.map((s) => s.name).join(', ')}\n`;
+    `stages: ${stageList(false).map((s) => s.name).join(', ')}\n`;
   if (error) {
     process.stderr.write(`test.mjs: ${error}\n${text}`);
     process.exit(2);
