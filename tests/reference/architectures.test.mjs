@@ -40,7 +40,7 @@ describe.each(architectures.map((row, index) => ({ ...row, index })))('$arch log
     expect(r.meanKl).toBeLessThan(1e-4);
   });
 
-  it.each(quantSubset(quantTypes, (i) => i === row.index % quantTypes.length))('%s', async (type) => {
+  it.each(quickSubset(quantTypes, (i) => i === row.index % quantTypes.length))('%s', async (type) => {
     const r = await compare(`${row.arch} ${type}`, await architectureModel(row, type));
     expect(r.top1).toBeGreaterThanOrEqual(0.99);
     expect(r.meanKl).toBeLessThan(1e-3);
