@@ -117,7 +117,7 @@ function runStage(stage) {
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', stage.run], {
       cwd: root, stdio: ['ignore', out, out],
-      env: { ...process.env, WASM_LLM_FULL: full ? '1' : '0', FORCE_COLOR: '0' },
+      env: { ...process.env, WASM_LLM_FULL: full ? '1' : '0', FORCE_COLOR: '0', NO_COLOR: '1' },
     });
     const finish = (code) => {
       fs.closeSync(out);
@@ -137,10 +137,14 @@ function runStage(stage) {
   });
 }
 
-// Tests passed and failed, as CTest and Vitest print them at the end.
-function testCounts(text) {
-  const ctest = /(\d+)% tests passed, (\d+) tests? failed out of (\d+)/.exec(text);
-  if (ctest) return { passed: Number(ctest[3]) - Number(ctest[2]), failed: Number(ctest[2]) };
+// Tests passed and failed, as CTest (each run of it) and Vitest print them at the end.
+function testCounts(log) {
+  const text = log.replace(/\x1b\[[0-9;]*m/g, '');  // Vitest colours its summary even in a file
+  const ctest = [...text.matchAll(/\d+% tests passed, (\d+) tests? failed out of (\d+)/g)];
+  if (ctest.length > 0) {
+    const failed = ctest.reduce((sum, m) => sum + Number(m[1]), 0);
+    return { passed: ctest.reduce((sum, m) => sum + Number(m[2]), 0) - failed, failed };
+  }
   const vitest = /^\s*Tests\s+(.*)$/m.exec(text);
   if (vitest) {
     const count = (word) => Number(new RegExp(`(\\d+) ${word}`).exec(vitest[1])?.[1] ?? 0);
@@ -189,7 +193,7 @@ async function main() {
     console.log(`  ${s.name.padEnd(14)} ${String(Math.round(r.seconds ?? 0)).padStart(5)} s  ${status}${counts}`);
     passed += r.counts?.passed ?? 0;
     failed += r.counts?.failed ?? 0;
-    if (!r.ok && !r.skipped && !r.counts) failed += 1;  // a stage that failed without counting its tests
+    if (!r.ok && !r.skipped && !(r.counts?.failed > 0)) failed += 1;  // a stage that failed outside its tests' count
   }
   console.log(`  ${'total'.padEnd(14)} ${String(Math.round(total)).padStart(5)} s (${(total / 60).toFixed(1)} min)`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
