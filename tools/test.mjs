@@ -10,8 +10,9 @@
 // The quick run (npm test, what CI runs) keeps at least one check of every
 // architecture, tensor type, build and browser; --full (npm run test:full)
 // runs the whole matrix: every type of every architecture in every engine,
-// the sanitized build's whole suite, longer fuzzing, every tool-call seed.
-// The test files read the choice from WASM_LLM_FULL (tests/js/helpers.mjs).
+// the sanitized build's whole suite, longer fuzzing, more constrained-output
+// seeds. The test files read the choice from WASM_LLM_FULL (fullMatrix in
+// tests/reference/reference.mjs).
 //
 //   node tools/test.mjs [--full] [--jobs N] [--only STAGE,...] [--skip STAGE,...]
 // --only runs the named stages and what they need; --skip leaves stages out
@@ -119,7 +120,10 @@ function runStage(stage) {
       cwd: root, stdio: ['ignore', out, out],
       env: { ...process.env, WASM_LLM_FULL: full ? '1' : '0', FORCE_COLOR: '0', NO_COLOR: '1' },
     });
+    let finished = false;
     const finish = (code) => {
+      if (finished) return;  // 'error' may come before 'close'
+      finished = true;
       fs.closeSync(out);
       const seconds = (Date.now() - started) / 1000;
       const text = fs.readFileSync(log, 'utf8');
@@ -127,9 +131,9 @@ function runStage(stage) {
       console.log(`test: ${stage.name} ${ok ? 'passed' : `FAILED (exit ${code})`} in ${seconds.toFixed(0)} s` +
         ` (log: ${path.relative(root, log)})`);
       // A failure shows its log's end; a pass its last lines (the counts).
-      const lines = text.trimEnd().split('\n');
+      const lines = text.trimEnd().split('\n').filter((line) => line !== '');
       const shown = ok ? lines.slice(-4) : lines.slice(-200);
-      console.log(shown.map((line) => `  ${stage.name} | ${line}`).join('\n'));
+      if (shown.length > 0) console.log(shown.map((line) => `  ${stage.name} | ${line}`).join('\n'));
       resolve({ ok, seconds, counts: testCounts(text) });
     };
     child.on('error', () => finish(127));
